@@ -1,0 +1,189 @@
+/**
+ * The rows of a session file (spec §1): the header, the nine canonical entry types, and
+ * OpenClaw's `leaf` control row.
+ *
+ * These schemas are the contract. The line codec ({@link ./Line.ts}) classifies rows with a
+ * hand-written guard that accepts exactly what {@link EntryEnvelope} accepts (a property test holds
+ * the two together), because decoding every row of a 600 MB file through a schema would cost
+ * several times the `JSON.parse` it follows. The objects a file holds are kept as they are, extra
+ * fields included, so a row is written back with the same bytes.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { AgentMessage, UserContent } from "./AgentMessage.js"
+
+/** The current session format version (`CURRENT_SESSION_VERSION`). */
+export const CURRENT_SESSION_VERSION = 3
+
+/** First line of a file: `{type:"session", version?, id, timestamp, cwd, parentSession?}`. */
+export const SessionHeader = Schema.Struct({
+  type: Schema.Literal("session"),
+  version: Schema.optional(Schema.Number),
+  id: Schema.String,
+  timestamp: Schema.optional(Schema.String),
+  cwd: Schema.optional(Schema.String),
+  parentSession: Schema.optional(Schema.String)
+})
+/** The session header. `timestamp` and `cwd` are optional when reading (absent ⇒ unknown). */
+export type SessionHeader = typeof SessionHeader.Type
+
+const NonEmptyString = Schema.String.pipe(Schema.minLength(1))
+
+/** Fields every entry carries. `appendMode: "side"` is OpenClaw's side-branch append. */
+const base = {
+  id: NonEmptyString,
+  parentId: Schema.NullOr(Schema.String),
+  timestamp: Schema.String,
+  appendMode: Schema.optional(Schema.Literal("side"))
+}
+
+/** `message`: one agent message, stored verbatim. */
+export const MessageEntry = Schema.Struct({
+  type: Schema.Literal("message"),
+  ...base,
+  message: AgentMessage
+})
+/** A `message` entry. */
+export type MessageEntry = typeof MessageEntry.Type
+
+/** `thinking_level_change`: sets the thinking level from here on. */
+export const ThinkingLevelChangeEntry = Schema.Struct({
+  type: Schema.Literal("thinking_level_change"),
+  ...base,
+  thinkingLevel: Schema.String
+})
+/** A `thinking_level_change` entry. */
+export type ThinkingLevelChangeEntry = typeof ThinkingLevelChangeEntry.Type
+
+/** `model_change`: sets the model from here on. */
+export const ModelChangeEntry = Schema.Struct({
+  type: Schema.Literal("model_change"),
+  ...base,
+  provider: Schema.String,
+  modelId: Schema.String
+})
+/** A `model_change` entry. */
+export type ModelChangeEntry = typeof ModelChangeEntry.Type
+
+/** `compaction`: a summary that replaces what came before `firstKeptEntryId`. */
+export const CompactionEntry = Schema.Struct({
+  type: Schema.Literal("compaction"),
+  ...base,
+  summary: Schema.String,
+  firstKeptEntryId: Schema.String,
+  tokensBefore: Schema.Number,
+  details: Schema.optional(Schema.Unknown),
+  fromHook: Schema.optional(Schema.Boolean)
+})
+/** A `compaction` entry. */
+export type CompactionEntry = typeof CompactionEntry.Type
+
+/** `branch_summary`: a summary of the branch the conversation came back from. */
+export const BranchSummaryEntry = Schema.Struct({
+  type: Schema.Literal("branch_summary"),
+  ...base,
+  fromId: Schema.String,
+  summary: Schema.String,
+  details: Schema.optional(Schema.Unknown),
+  fromHook: Schema.optional(Schema.Boolean)
+})
+/** A `branch_summary` entry. */
+export type BranchSummaryEntry = typeof BranchSummaryEntry.Type
+
+/** `custom`: extension state; never part of the LLM context. */
+export const CustomEntry = Schema.Struct({
+  type: Schema.Literal("custom"),
+  ...base,
+  customType: Schema.String,
+  data: Schema.optional(Schema.Unknown)
+})
+/** A `custom` entry. */
+export type CustomEntry = typeof CustomEntry.Type
+
+/** `custom_message`: an extension's message, in the context as a `custom` role message. */
+export const CustomMessageEntry = Schema.Struct({
+  type: Schema.Literal("custom_message"),
+  ...base,
+  customType: Schema.String,
+  content: UserContent,
+  display: Schema.Boolean,
+  details: Schema.optional(Schema.Unknown)
+})
+/** A `custom_message` entry. */
+export type CustomMessageEntry = typeof CustomMessageEntry.Type
+
+/** `label`: sets (or, with no or an empty `label`, clears) the label of `targetId`. */
+export const LabelEntry = Schema.Struct({
+  type: Schema.Literal("label"),
+  ...base,
+  targetId: Schema.String,
+  label: Schema.optional(Schema.String)
+})
+/** A `label` entry. */
+export type LabelEntry = typeof LabelEntry.Type
+
+/** `session_info`: the session's display name (stored trimmed; empty clears it). */
+export const SessionInfoEntry = Schema.Struct({
+  type: Schema.Literal("session_info"),
+  ...base,
+  name: Schema.optional(Schema.String)
+})
+/** A `session_info` entry. */
+export type SessionInfoEntry = typeof SessionInfoEntry.Type
+
+/** Every canonical entry. */
+export const Entry = Schema.Union(
+  MessageEntry,
+  ThinkingLevelChangeEntry,
+  ModelChangeEntry,
+  CompactionEntry,
+  BranchSummaryEntry,
+  CustomEntry,
+  CustomMessageEntry,
+  LabelEntry,
+  SessionInfoEntry
+)
+/** A canonical entry: a node of the session tree. */
+export type Entry = typeof Entry.Type
+
+/** The `type` of a canonical entry. */
+export type EntryType = Entry["type"]
+
+/** The canonical entry types, in the order of spec §1.3. */
+export const entryTypes: ReadonlyArray<EntryType> = [
+  "message",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info"
+]
+
+/**
+ * OpenClaw's persisted navigation marker: visible leaf = `targetId`, physical append parent =
+ * `appendParentId` (default `targetId`). Not a tree node.
+ */
+export const LeafControl = Schema.Struct({
+  type: Schema.Literal("leaf"),
+  id: NonEmptyString,
+  parentId: Schema.NullOr(Schema.String),
+  timestamp: Schema.String,
+  targetId: Schema.NullOr(Schema.String),
+  appendParentId: Schema.optional(Schema.NullOr(Schema.String)),
+  appendMode: Schema.optional(Schema.Literal("side"))
+})
+/** A leaf-control row. */
+export type LeafControl = typeof LeafControl.Type
+
+/** Decodes an unknown value as a canonical entry, keeping unknown fields. */
+export const decodeEntry = Schema.decodeUnknownEither(Entry, { onExcessProperty: "preserve" })
+
+/** Decodes an unknown value as a session header, keeping unknown fields. */
+export const decodeHeader = Schema.decodeUnknownEither(SessionHeader, { onExcessProperty: "preserve" })
+
+/** Decodes an unknown value as a leaf control, keeping unknown fields. */
+export const decodeLeafControl = Schema.decodeUnknownEither(LeafControl, { onExcessProperty: "preserve" })

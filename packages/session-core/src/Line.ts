@@ -1,0 +1,190 @@
+/**
+ * The line codec: one line of a session file in, one {@link ParsedLine} out. It never throws.
+ *
+ * - a canonical entry ({@link Entry.Entry}), a header, or a `leaf` control, as the parsed object
+ *   itself (extra fields kept, so serialising gives back the same bytes);
+ * - an opaque row: any other JSON object, kept verbatim with its raw text;
+ * - a corrupt line: anything that is not a JSON object, with its 1-based line number, its byte
+ *   offset and the reason;
+ * - a blank line.
+ *
+ * Rows are classified by a guard that accepts what {@link EntryEnvelope} and
+ * {@link LeafControlEnvelope} accept (see `internal/classify.ts`). In a legacy file (version < 2)
+ * canonical rows have no ids yet; they are parsed as opaque rows and the v1 → v2 migration turns
+ * them into entries.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import type { Entry, LeafControl, SessionHeader } from "./Entry.js"
+import { classify } from "./internal/classify.js"
+import { utf8Length } from "./internal/utf8.js"
+
+/** Where a line sits in its file: 1-based line number and byte offset of its first byte. */
+export interface Position {
+  readonly line: number
+  readonly offset: number
+}
+
+/** The session header line. */
+export interface HeaderLine extends Position {
+  readonly _tag: "Header"
+  readonly header: SessionHeader
+}
+
+/** A canonical entry. */
+export interface EntryLine extends Position {
+  readonly _tag: "Entry"
+  readonly entry: Entry
+}
+
+/** An OpenClaw leaf-control row. */
+export interface LeafControlLine extends Position {
+  readonly _tag: "LeafControl"
+  readonly control: LeafControl
+}
+
+/** Any other JSON object: kept byte for byte. */
+export interface OpaqueLine extends Position {
+  readonly _tag: "Opaque"
+  readonly value: Readonly<Record<string, unknown>>
+  readonly raw: string
+}
+
+/** A line that is not a JSON object (unparseable, torn, or another JSON value). */
+export interface CorruptLine extends Position {
+  readonly _tag: "Corrupt"
+  readonly raw: string
+  readonly reason: string
+}
+
+/** An empty or white-space-only line. */
+export interface BlankLine extends Position {
+  readonly _tag: "Blank"
+  readonly raw: string
+}
+
+/** One parsed line. */
+export type ParsedLine = HeaderLine | EntryLine | LeafControlLine | OpaqueLine | CorruptLine | BlankLine
+
+/** A parsed line that holds a row of the file (everything but blanks). */
+export type Row = Exclude<ParsedLine, BlankLine>
+
+const isWhiteSpaceOnly = (text: string): boolean => text.trim().length === 0
+
+/**
+ * Parses one line (without its `\n`). `position` says where it sits in the file, for reports.
+ * Never throws.
+ */
+export const parse = (text: string, position: Position = { line: 1, offset: 0 }): ParsedLine => {
+  const { line, offset } = position
+  if (isWhiteSpaceOnly(text)) return { _tag: "Blank", raw: text, line, offset }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    return { _tag: "Corrupt", raw: text, reason: `invalid JSON: ${(error as Error).message}`, line, offset }
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`
+    return { _tag: "Corrupt", raw: text, reason: `not a JSON object (${kind})`, line, offset }
+  }
+  const row = value as Record<string, unknown>
+  switch (classify(row)) {
+    case "header":
+      return { _tag: "Header", header: row as unknown as SessionHeader, line, offset }
+    case "entry":
+      return { _tag: "Entry", entry: row as unknown as Entry, line, offset }
+    case "leaf":
+      return { _tag: "LeafControl", control: row as unknown as LeafControl, line, offset }
+    case "opaque":
+      return { _tag: "Opaque", value: row, raw: text, line, offset }
+  }
+}
+
+/**
+ * Splits a whole file's text on `\n` and parses every line, with line numbers and byte offsets.
+ * A final segment after the last `\n` is a line too (a torn tail when it does not parse).
+ * The empty segment after a final `\n` is not a line.
+ */
+export const parseText = (text: string): Array<ParsedLine> => {
+  const lines: Array<ParsedLine> = []
+  let start = 0
+  let offset = 0
+  let line = 1
+  while (start < text.length) {
+    let end = text.indexOf("\n", start)
+    if (end === -1) end = text.length
+    const segment = text.slice(start, end)
+    lines.push(parse(segment, { line, offset }))
+    offset += utf8Length(segment) + 1
+    line += 1
+    start = end + 1
+  }
+  return lines
+}
+
+/**
+ * The text of a row, without its `\n`: `JSON.stringify` of a header, entry or leaf control
+ * (properties whose value is `undefined` are absent), the raw text of an opaque, corrupt or
+ * blank line.
+ */
+export const serialize = (line: ParsedLine): string => {
+  switch (line._tag) {
+    case "Header":
+      return JSON.stringify(line.header)
+    case "Entry":
+      return JSON.stringify(line.entry)
+    case "LeafControl":
+      return JSON.stringify(line.control)
+    case "Opaque":
+    case "Corrupt":
+    case "Blank":
+      return line.raw
+  }
+}
+
+/** The line of one header, entry or leaf-control value, as the references write it. */
+export const stringify = (value: SessionHeader | Entry | LeafControl): string => JSON.stringify(value)
+
+const NonBlank = Schema.String.pipe(Schema.filter((s) => s.trim().length > 0, { message: () => "blank" }))
+const ParentRef = Schema.NullOr(Schema.String)
+const canonical = Schema.Literal(
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info"
+)
+
+/**
+ * What makes a row a canonical entry, as a schema: the envelope the line codec checks (the rest
+ * of an entry's fields are the references' business, and are not validated on read).
+ */
+export const EntryEnvelope = Schema.Union(
+  Schema.Struct({
+    type: Schema.Literal("message"),
+    id: NonBlank,
+    parentId: Schema.optional(ParentRef),
+    timestamp: Schema.optional(Schema.String),
+    message: Schema.Struct({ role: NonBlank })
+  }),
+  Schema.Struct({
+    type: canonical,
+    id: NonBlank,
+    parentId: Schema.optional(ParentRef),
+    timestamp: Schema.optional(Schema.String)
+  })
+)
+
+/** What makes a row a leaf control, as a schema. */
+export const LeafControlEnvelope = Schema.Struct({
+  type: Schema.Literal("leaf"),
+  id: NonBlank,
+  parentId: ParentRef,
+  targetId: ParentRef,
+  appendParentId: Schema.optional(ParentRef)
+})

@@ -1,0 +1,66 @@
+/**
+ * The row classifier of the line codec: a hand-written guard, kept equal to the
+ * `Line.EntryEnvelope` / `Line.LeafControlEnvelope` schemas by a property test, because running a
+ * schema decoder over every row costs several times the `JSON.parse` before it.
+ */
+
+/** The canonical entry types (spec §1.3). */
+const canonicalTypes: ReadonlySet<string> = new Set([
+  "message",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info"
+])
+
+/** `true` for a canonical entry type. */
+export const isCanonicalType = (type: unknown): boolean => typeof type === "string" && canonicalTypes.has(type)
+
+/** A string with something other than white space in it. */
+export const isNonBlank = (value: unknown): value is string => typeof value === "string" && value.trim().length > 0
+
+/** A non-null object that is not an array. */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const isParentRef = (value: unknown): boolean => value === null || typeof value === "string"
+
+/** What a parsed JSON object is. */
+export type RowKind = "header" | "entry" | "leaf" | "opaque"
+
+/**
+ * Classifies one parsed JSON object.
+ * - `header`: `type: "session"` with a string `id`.
+ * - `entry`: a canonical type with a non-blank `id`, a `parentId` that is a string or null and a
+ *   `timestamp` that is a string, each when present, and for `message` a message object with a
+ *   non-blank `role`. (OpenClaw 2026.6 checks only the type and the id; its later codec checks
+ *   these and more. A row that fails is opaque, never dropped.)
+ * - `leaf`: `type: "leaf"` with a non-blank `id`, a `parentId` (string or null) and a `targetId`
+ *   (string or null), an `appendParentId` that is a string or null when present.
+ * - everything else is `opaque`, kept as it is.
+ */
+export const classify = (row: Record<string, unknown>, options?: { readonly legacy?: boolean }): RowKind => {
+  const type = row.type
+  if (type === "session") return typeof row.id === "string" ? "header" : "opaque"
+  if (type === "leaf") {
+    return isNonBlank(row.id) && Object.hasOwn(row, "parentId") && isParentRef(row.parentId) &&
+        Object.hasOwn(row, "targetId") && isParentRef(row.targetId) &&
+        (!Object.hasOwn(row, "appendParentId") || isParentRef(row.appendParentId))
+      ? "leaf"
+      : "opaque"
+  }
+  if (!isCanonicalType(type)) return "opaque"
+  // a legacy (version < 2) file has no entry ids yet: the v1 -> v2 migration mints them
+  if (!isNonBlank(row.id) && !(options?.legacy === true && !Object.hasOwn(row, "id"))) return "opaque"
+  if (Object.hasOwn(row, "parentId") && !isParentRef(row.parentId)) return "opaque"
+  if (Object.hasOwn(row, "timestamp") && typeof row.timestamp !== "string") return "opaque"
+  if (type === "message") {
+    const message = row.message
+    if (!isRecord(message) || !isNonBlank(message.role)) return "opaque"
+  }
+  return "entry"
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+// Runs the type checks and the tests of every workspace package through turbo, then prints
+// one closing line, alone: `N passed, M failed`, summing every package's vitest results.
+// A package whose tests did not report (a crash, a type error) counts as one failure, and so
+// does a failing type check. Exits non-zero when anything failed.
+import { spawnSync } from "node:child_process"
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { join, resolve } from "node:path"
+
+const root = resolve(import.meta.dirname, "..", "..")
+const resultsFile = ".vitest-results/results.json"
+const packagesDir = join(root, "packages")
+const packages = readdirSync(packagesDir)
+  .map((name) => join(packagesDir, name))
+  .filter((dir) => existsSync(join(dir, "package.json")))
+  .filter((dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts?.test)
+
+for (const dir of packages) rmSync(join(dir, ".vitest-results"), { recursive: true, force: true })
+
+const turbo = spawnSync(
+  "pnpm",
+  ["exec", "turbo", "run", "check", "test", "--continue", "--output-logs=new-only", ...process.argv.slice(2)],
+  {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, BRANCHLOG_TEST_JSON: resultsFile, TURBO_TELEMETRY_DISABLED: "1", FORCE_COLOR: process.env.FORCE_COLOR ?? "0" }
+  }
+)
+
+let passed = 0
+let failed = 0
+const problems = []
+for (const dir of packages) {
+  const file = join(dir, resultsFile)
+  if (!existsSync(file)) {
+    failed += 1
+    problems.push(`${dir}: no test results (the run crashed or did not start)`)
+    continue
+  }
+  const report = JSON.parse(readFileSync(file, "utf8"))
+  passed += report.numPassedTests
+  failed += report.numFailedTests
+  if (report.numFailedTestSuites > 0 && report.numFailedTests === 0) {
+    failed += report.numFailedTestSuites
+    problems.push(`${dir}: ${report.numFailedTestSuites} test file(s) failed to load`)
+  }
+}
+if (turbo.status !== 0 && failed === 0) {
+  failed += 1
+  problems.push(`turbo exited with ${turbo.status} (a type check failed?)`)
+}
+for (const problem of problems) console.error(problem)
+console.log(`${passed} passed, ${failed} failed`)
+process.exit(failed === 0 && turbo.status === 0 ? 0 : 1)
