@@ -1,0 +1,306 @@
+/**
+ * The state of one session, as a fold over the rows of its file in order (event sourcing):
+ * `fromRecords(lines)` is `lines.reduce(apply, empty())`.
+ *
+ * It holds the indexes of spec §4 in OpenClaw's form (the later, safer reference): entries by id,
+ * the physical parents (as written) and the logical ones (opaque rows and leaf controls skipped),
+ * labels with their timestamps, the visible leaf and the append parent, opaque rows with their
+ * positions, invalid leaf controls. Nothing is fatal: duplicate ids, orphans, forward references
+ * and cycles are recorded and answered by the queries, which are total.
+ *
+ * Where the references disagree this follows OpenClaw, which keeps more: rows of unknown type are
+ * kept in place and are transparent in the tree; a `leaf` row moves the visible leaf; entries
+ * written with `appendMode: "side"` never become the visible leaf; a file whose first row is not
+ * the header still has its header (the first `session` row anywhere) and keeps every entry.
+ *
+ * Ownership: a state is a value owned by one writer. `apply` updates it in place and returns it,
+ * so the fold is O(1) per row (a persistent structure would cost several times the `JSON.parse`
+ * it follows); use {@link clone} to keep a copy. Nothing here reads a clock, a file or a random
+ * source: ids and timestamps arrive in the rows.
+ *
+ * @since 0.1.0
+ */
+import type { Entry, LabelEntry, LeafControl, SessionHeader, SessionInfoEntry } from "./Entry.js"
+import type { CorruptLine, HeaderLine, ParsedLine, Row } from "./Line.js"
+import * as Line from "./Line.js"
+import * as Migration from "./Migration.js"
+import { isNonBlank } from "./internal/classify.js"
+
+/** A label and the timestamp of the label entry that set it. */
+export interface LabelInfo {
+  readonly label: string
+  readonly timestamp: string
+}
+
+/** The state of a session. Read it through the query modules; write it only through {@link apply}. */
+export interface SessionState {
+  /** The header: the first `session` row with a string id (normally line 1). */
+  readonly header: SessionHeader | undefined
+  /** Where the header was found; `headerIsFirst` is false when rows came before it. */
+  readonly headerLine: HeaderLine | undefined
+  /** Every row of the file but blank lines, in file order (the header included). */
+  readonly rows: ReadonlyArray<Row>
+  /** Canonical entries in file order (side entries and duplicates included). */
+  readonly entries: ReadonlyArray<Entry>
+  /** Canonical entries by id; for a duplicate id, the last row in file order. */
+  readonly byId: ReadonlyMap<string, Entry>
+  /** Ids seen on more than one canonical row. */
+  readonly duplicateIds: ReadonlySet<string>
+  /** Logical parents set by OpenClaw's re-parenting rule (spec §4), by entry id. */
+  readonly logicalParents: ReadonlyMap<string, string | null>
+  /** Parent links of parent-linked opaque rows and leaf controls, by their id. */
+  readonly opaqueParents: ReadonlyMap<string, string | null>
+  /** Ids of leaf controls that referenced unknown ids (kept, but without effect). */
+  readonly invalidLeafControls: ReadonlySet<string>
+  /** Resolved labels by target id (last label entry in file order wins). */
+  readonly labels: ReadonlyMap<string, LabelInfo>
+  /** The latest `session_info` entry in file order, on any branch. */
+  readonly latestSessionInfo: SessionInfoEntry | undefined
+  /** The visible leaf: where the conversation continues (`null`: before the first entry). */
+  readonly leafId: string | null
+  /** The physical parent of the next append (differs from `leafId` after side appends). */
+  readonly appendParentId: string | null
+  /** Rows that are not JSON objects, kept for reports and rewrites. */
+  readonly corrupt: ReadonlyArray<CorruptLine>
+  /** `session` rows after the header (a duplicated header), kept in place. */
+  readonly extraHeaders: ReadonlyArray<HeaderLine>
+  /** Bumped by every `apply`; derived indexes compare it to know they are current. */
+  readonly revision: number
+}
+
+interface MutableState {
+  header: SessionHeader | undefined
+  headerLine: HeaderLine | undefined
+  rows: Array<Row>
+  entries: Array<Entry>
+  byId: Map<string, Entry>
+  duplicateIds: Set<string>
+  logicalParents: Map<string, string | null>
+  opaqueParents: Map<string, string | null>
+  invalidLeafControls: Set<string>
+  labels: Map<string, LabelInfo>
+  latestSessionInfo: SessionInfoEntry | undefined
+  leafId: string | null
+  appendParentId: string | null
+  corrupt: Array<CorruptLine>
+  extraHeaders: Array<HeaderLine>
+  revision: number
+  /** Ids referenced as parents before they existed: their arrival changes earlier resolutions. */
+  forwardRefs: Set<string>
+  /** Revision at which a forward reference was resolved or a duplicate replaced an entry. */
+  reshapedAt: number
+}
+
+/** A state with no rows. */
+export const empty = (): SessionState => {
+  const state: MutableState = {
+    header: undefined,
+    headerLine: undefined,
+    rows: [],
+    entries: [],
+    byId: new Map(),
+    duplicateIds: new Set(),
+    logicalParents: new Map(),
+    opaqueParents: new Map(),
+    invalidLeafControls: new Set(),
+    labels: new Map(),
+    latestSessionInfo: undefined,
+    leafId: null,
+    appendParentId: null,
+    corrupt: [],
+    extraHeaders: [],
+    revision: 0,
+    forwardRefs: new Set(),
+    reshapedAt: 0
+  }
+  return state
+}
+
+/** `true` when `id` names a canonical entry or an opaque row or leaf control. */
+export const hasId = (state: SessionState, id: string): boolean => state.byId.has(id) || state.opaqueParents.has(id)
+
+/** An id known to leaf controls: a canonical entry, or an opaque row that is not an invalid control. */
+const isKnownToControl = (state: MutableState, id: string | null): boolean =>
+  id === null || state.byId.has(id) || (state.opaqueParents.has(id) && !state.invalidLeafControls.has(id))
+
+/**
+ * The nearest canonical entry at or above `id`, following opaque rows and leaf controls.
+ * `null` for an unknown id, a chain that ends, or a cycle of opaque rows.
+ */
+export const resolveCanonical = (state: SessionState, id: string | null | undefined): string | null => {
+  if (id === null || id === undefined || id === "") return null
+  if (state.byId.has(id)) return id
+  const seen = new Set<string>()
+  let current: string | null | undefined = id
+  while (current !== null && current !== undefined && current !== "" && !state.byId.has(current)) {
+    if (seen.has(current)) return null
+    seen.add(current)
+    current = state.opaqueParents.get(current)
+  }
+  return current === undefined || current === "" ? null : current
+}
+
+/** An append parent: kept as it is when it names a known row, else its canonical ancestor. */
+const resolveAppendParent = (state: MutableState, id: string | null): string | null =>
+  id === null || state.byId.has(id) || state.opaqueParents.has(id) ? id : resolveCanonical(state, id)
+
+const noteRef = (state: MutableState, parentId: unknown): void => {
+  if (typeof parentId === "string" && parentId !== "" && !hasId(state, parentId)) state.forwardRefs.add(parentId)
+}
+
+const noteArrival = (state: MutableState, id: string): void => {
+  if (state.forwardRefs.delete(id)) state.reshapedAt = state.revision
+}
+
+const applyLeafControl = (state: MutableState, control: LeafControl): void => {
+  const appendParent = control.appendParentId
+  if (!isKnownToControl(state, control.targetId) || (appendParent !== undefined && !isKnownToControl(state, appendParent))) {
+    state.invalidLeafControls.add(control.id)
+    noteArrival(state, control.id)
+    state.opaqueParents.set(control.id, resolveAppendParent(state, control.parentId))
+    return
+  }
+  const leaf = control.targetId === null || state.byId.has(control.targetId)
+    ? control.targetId
+    : resolveCanonical(state, control.targetId)
+  noteArrival(state, control.id)
+  state.opaqueParents.set(control.id, leaf)
+  state.leafId = leaf
+  state.appendParentId = appendParent === undefined ? leaf : resolveAppendParent(state, appendParent)
+}
+
+const applyEntry = (state: MutableState, entry: Entry): void => {
+  const raw = entry as { readonly parentId?: string | null }
+  const isSide = entry.appendMode === "side"
+  if (!Object.hasOwn(entry, "parentId") || (!isSide && raw.parentId === state.appendParentId && state.leafId !== state.appendParentId)) {
+    state.logicalParents.set(entry.id, state.leafId)
+  } else {
+    state.logicalParents.delete(entry.id)
+    noteRef(state, raw.parentId)
+  }
+  if (state.byId.has(entry.id)) {
+    state.duplicateIds.add(entry.id)
+    state.reshapedAt = state.revision
+  }
+  noteArrival(state, entry.id)
+  state.byId.set(entry.id, entry)
+  state.entries.push(entry)
+  state.appendParentId = entry.id
+  if (!isSide) state.leafId = entry.id
+  if (entry.type === "label") applyLabel(state, entry)
+  else if (entry.type === "session_info") state.latestSessionInfo = entry
+}
+
+const applyLabel = (state: MutableState, entry: LabelEntry): void => {
+  if (entry.label) state.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp })
+  else state.labels.delete(entry.targetId)
+}
+
+/**
+ * Folds one parsed line into the state (in place) and returns it. Blank lines change nothing.
+ * Rows must come in file order.
+ */
+export const apply = (state: SessionState, line: ParsedLine): SessionState => {
+  const s = state as MutableState
+  if (line._tag === "Blank") return s
+  s.revision += 1
+  s.rows.push(line)
+  switch (line._tag) {
+    case "Header":
+      if (s.header === undefined) {
+        s.header = line.header
+        s.headerLine = line
+      } else s.extraHeaders.push(line)
+      break
+    case "Entry":
+      applyEntry(s, line.entry)
+      break
+    case "LeafControl":
+      applyLeafControl(s, line.control)
+      break
+    case "Opaque": {
+      const value = line.value
+      if (isNonBlank(value.id) && Object.hasOwn(value, "parentId") && (value.parentId === null || typeof value.parentId === "string")) {
+        noteArrival(s, value.id)
+        noteRef(s, value.parentId)
+        s.opaqueParents.set(value.id, value.parentId)
+        s.appendParentId = value.id
+      }
+      break
+    }
+    case "Corrupt":
+      s.corrupt.push(line)
+      break
+  }
+  return s
+}
+
+/** Folds every line, in order, into a new state. */
+export const fromRecords = (lines: Iterable<ParsedLine>): SessionState => {
+  const state = empty()
+  for (const line of lines) apply(state, line)
+  return state
+}
+
+/**
+ * Parses a whole file's text, migrates it in memory (ids from `mintId`) and folds it. `migrated`
+ * says whether the text is of an older version (a store would rewrite the file).
+ */
+export const fromText = (text: string, mintId: Migration.MintId): { readonly state: SessionState; readonly migrated: boolean } => {
+  const migration = Migration.migrate(Line.parseText(text), mintId)
+  return { state: fromRecords(migration.lines), migrated: migration.changed }
+}
+
+/**
+ * Moves the visible leaf (and the append parent) without a row, as `branch(id)` and
+ * `resetLeaf()` do in a session that is not persisted. A persisted session writes a leaf control
+ * and applies it instead, so the position survives a reopen. `id` may name an opaque row; it
+ * resolves to its canonical ancestor. Returns `false` (and changes nothing) for an unknown id.
+ */
+export const navigate = (state: SessionState, id: string | null): boolean => {
+  const s = state as MutableState
+  if (id !== null && !hasId(s, id)) return false
+  const leaf = resolveCanonical(s, id)
+  s.revision += 1
+  s.leafId = leaf
+  s.appendParentId = leaf
+  return true
+}
+
+/**
+ * `true` when the header is the first parseable row of the file, as the references require of a
+ * valid file (corrupt lines before it are skipped, as they skip them).
+ */
+export const headerIsFirst = (state: SessionState): boolean =>
+  state.headerLine !== undefined && state.rows.find((row) => row._tag !== "Corrupt") === state.headerLine
+
+/** The format version the header declares (absent ⇒ 1); `undefined` without a header. */
+export const version = (state: SessionState): number | undefined =>
+  state.header === undefined ? undefined : typeof state.header.version === "number" ? state.header.version : 1
+
+/**
+ * The revision since which the shape of the tree may differ from what an index built earlier
+ * holds (a forward reference resolved, or a duplicate id replaced an entry).
+ * @internal
+ */
+export const reshapedAt = (state: SessionState): number => (state as MutableState).reshapedAt
+
+/** A copy that later `apply` calls on either side do not affect. O(rows). */
+export const clone = (state: SessionState): SessionState => {
+  const s = state as MutableState
+  const copy: MutableState = {
+    ...s,
+    rows: [...s.rows],
+    entries: [...s.entries],
+    byId: new Map(s.byId),
+    duplicateIds: new Set(s.duplicateIds),
+    logicalParents: new Map(s.logicalParents),
+    opaqueParents: new Map(s.opaqueParents),
+    invalidLeafControls: new Set(s.invalidLeafControls),
+    labels: new Map(s.labels),
+    corrupt: [...s.corrupt],
+    extraHeaders: [...s.extraHeaders],
+    forwardRefs: new Set(s.forwardRefs)
+  }
+  return copy
+}

@@ -1,0 +1,58 @@
+/**
+ * The errors of the file-level services: every one names the path it is about, and the lock
+ * errors name the holder (pid, host, liveness, age).
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/** A file (or its folder) that an operation needed does not exist. */
+export class FileNotFoundError extends Schema.TaggedError<FileNotFoundError>()("FileNotFoundError", {
+  path: Schema.String,
+  operation: Schema.String
+}) {
+  /** A readable message naming the path. */
+  override get message(): string {
+    return `${this.operation}: no such file: ${this.path}`
+  }
+}
+
+/** Any other failure of the filesystem, with the system error code and the offset where relevant. */
+export class FileSystemError extends Schema.TaggedError<FileSystemError>()("FileSystemError", {
+  path: Schema.String,
+  operation: Schema.String,
+  code: Schema.optional(Schema.String),
+  offset: Schema.optional(Schema.Number),
+  detail: Schema.String
+}) {
+  /** A readable message naming the path, the code and the offset. */
+  override get message(): string {
+    const code = this.code === undefined ? "" : ` (${this.code})`
+    const offset = this.offset === undefined ? "" : ` at offset ${this.offset}`
+    return `${this.operation} failed${code}${offset}: ${this.path}: ${this.detail}`
+  }
+}
+
+/** The transcript's lock could not be taken in time; names who holds it and for how long. */
+export class LockTimeoutError extends Schema.TaggedError<LockTimeoutError>()("LockTimeoutError", {
+  path: Schema.String,
+  lockPath: Schema.String,
+  holderPid: Schema.optional(Schema.Number),
+  holderHostname: Schema.optional(Schema.String),
+  holderAlive: Schema.optional(Schema.Boolean),
+  ageMs: Schema.optional(Schema.Number),
+  timeoutMs: Schema.Number,
+  staleReasons: Schema.Array(Schema.String)
+}) {
+  /** `transcript locked (timeout <ms>ms): pid=.. host=.. alive=.. ageMs=.. <lockPath>`. */
+  override get message(): string {
+    const fmt = (value: unknown) => (value === undefined ? "?" : String(value))
+    const reasons = this.staleReasons.length === 0 ? "" : ` reported=${this.staleReasons.join(",")}`
+    return `transcript locked (timeout ${this.timeoutMs}ms): pid=${fmt(this.holderPid)} host=${
+      fmt(this.holderHostname)
+    } alive=${fmt(this.holderAlive)} ageMs=${fmt(this.ageMs)}${reasons} ${this.lockPath}`
+  }
+}
+
+/** Any error of the file-level services. */
+export type StoreError = FileNotFoundError | FileSystemError | LockTimeoutError

@@ -1,0 +1,102 @@
+/**
+ * The narrow primitive filesystem + process interface that the file-level services are written
+ * against. Two implementations: `nodeBackend.ts` (node:fs, bigint stat, fsync, O_APPEND) and
+ * `memoryBackend.ts` (an in-memory volume for tests).
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import type { FileNotFoundError, FileSystemError } from "../StoreError.js"
+
+/** What the services need from a stat. */
+export interface StatInfo {
+  readonly dev: bigint
+  readonly ino: bigint
+  readonly size: number
+  readonly mtimeNs: bigint
+  readonly mode: number
+}
+
+/** A file opened for positional reads. */
+export interface ReadHandle {
+  /** Reads up to `length` bytes at `position`; an empty result means end of file. */
+  readonly read: (position: number, length: number) => Effect.Effect<Uint8Array, FileSystemError>
+}
+
+/** A file opened for sequential writes (a rewrite's temporary file). */
+export interface WriteHandle {
+  readonly write: (bytes: Uint8Array) => Effect.Effect<void, FileSystemError>
+  readonly sync: Effect.Effect<void, FileSystemError>
+  readonly close: Effect.Effect<void>
+}
+
+/** The result of one append. */
+export interface AppendOutcome {
+  /** Offset at which the appended lines begin (after the newline prefix, if any). */
+  readonly offset: number
+  /** Bytes written, including the newline prefix. */
+  readonly bytesWritten: number
+  /** Whether a `\n` had to be written first because the file did not end with one. */
+  readonly prefixedNewline: boolean
+  /** Size of the file after the write. */
+  readonly size: number
+}
+
+/** The bytes of a small file plus its identity (for remove-if-unchanged). */
+export interface FileContent {
+  readonly bytes: Uint8Array
+  readonly ino: bigint
+  readonly mtimeNs: bigint
+}
+
+/** The primitive backend. Paths given to it are absolute (see `resolve`). */
+export interface Backend {
+  readonly resolve: (path: string) => string
+  readonly dirname: (path: string) => string
+  readonly basename: (path: string) => string
+  readonly join: (dir: string, name: string) => string
+  readonly stat: (path: string) => Effect.Effect<Option.Option<StatInfo>, FileSystemError>
+  /** Opens, fstats and reads `[max(0, end - length), end)` where `end` defaults to the size. */
+  readonly readTail: (
+    path: string,
+    length: number,
+    end?: number
+  ) => Effect.Effect<{ readonly stat: StatInfo; readonly bytes: Uint8Array }, FileNotFoundError | FileSystemError>
+  readonly openRead: (path: string) => Effect.Effect<ReadHandle, FileNotFoundError | FileSystemError, Scope.Scope>
+  /** One write of `bytes` at the end (O_APPEND), prefixed by `\n` if the file does not end with one. */
+  readonly append: (
+    path: string,
+    bytes: Uint8Array,
+    options: { readonly fsync: boolean; readonly create: boolean }
+  ) => Effect.Effect<AppendOutcome, FileNotFoundError | FileSystemError>
+  /** Creates `path` exclusively (mode 0600) and returns a handle, or fails with code EEXIST. */
+  readonly createExclusive: (path: string) => Effect.Effect<WriteHandle, FileSystemError>
+  readonly readFile: (path: string) => Effect.Effect<Option.Option<FileContent>, FileSystemError>
+  readonly rename: (from: string, to: string) => Effect.Effect<void, FileNotFoundError | FileSystemError>
+  /** Removes a file; a missing file is not an error. */
+  readonly remove: (path: string) => Effect.Effect<void, FileSystemError>
+  /** Copies the exact bytes of `from` to the new file `to` (exclusive create, 0600, synced). */
+  readonly copyExclusive: (from: string, to: string) => Effect.Effect<void, FileNotFoundError | FileSystemError>
+  /** Creates a folder and its parents (mode 0700). */
+  readonly makeDirectory: (dir: string) => Effect.Effect<void, FileSystemError>
+  /** Syncs a folder's entries where the platform allows it. */
+  readonly syncDirectory: (dir: string) => Effect.Effect<void>
+  /** Milliseconds since the epoch of a file's mtime, or none. */
+  readonly hostname: string
+  readonly pid: number
+  /** `true` alive, `false` dead, `undefined` unknown. */
+  readonly isAlive: (pid: number) => boolean | undefined
+  /** The process start time (`/proc/<pid>/stat` field 22) where the platform has it. */
+  readonly starttime: (pid: number) => number | undefined
+  /** Registers a held lock file for synchronous removal on exit / SIGINT / SIGTERM. */
+  readonly registerHeld: (lockPath: string, token: string) => void
+  readonly unregisterHeld: (lockPath: string) => void
+}
+
+/** The backend tag (internal). */
+export class FileBackend extends Context.Tag("@branchlog/session-store/internal/FileBackend")<FileBackend, Backend>() {}
+
+/** Whether a failure of the filesystem carries a given code. */
+export const hasCode = (error: unknown, code: string): boolean =>
+  typeof error === "object" && error !== null && "code" in error && (error as { code: unknown }).code === code
