@@ -25,18 +25,16 @@ import type { CorruptLine, HeaderLine, ParsedLine, Row } from "./Line.js"
 import * as Line from "./Line.js"
 import * as Migration from "./Migration.js"
 import { isNonBlank } from "./internal/classify.js"
+import * as internal from "./internal/state.js"
 
 /** A label and the timestamp of the label entry that set it. */
-export interface LabelInfo {
-  readonly label: string
-  readonly timestamp: string
-}
+export type LabelInfo = internal.LabelInfo
 
 /** The state of a session. Read it through the query modules; write it only through {@link apply}. */
 export interface SessionState {
   /** The header: the first `session` row with a string id (normally line 1). */
   readonly header: SessionHeader | undefined
-  /** Where the header was found; `headerIsFirst` is false when rows came before it. */
+  /** The line the header was found on. */
   readonly headerLine: HeaderLine | undefined
   /** Every row of the file but blank lines, in file order (the header included). */
   readonly rows: ReadonlyArray<Row>
@@ -64,134 +62,78 @@ export interface SessionState {
   readonly corrupt: ReadonlyArray<CorruptLine>
   /** `session` rows after the header (a duplicated header), kept in place. */
   readonly extraHeaders: ReadonlyArray<HeaderLine>
-  /** Bumped by every `apply`; derived indexes compare it to know they are current. */
+  /** Bumped by every change; derived indexes compare it to know they are current. */
   readonly revision: number
 }
 
-interface MutableState {
-  header: SessionHeader | undefined
-  headerLine: HeaderLine | undefined
-  rows: Array<Row>
-  entries: Array<Entry>
-  byId: Map<string, Entry>
-  duplicateIds: Set<string>
-  logicalParents: Map<string, string | null>
-  opaqueParents: Map<string, string | null>
-  invalidLeafControls: Set<string>
-  labels: Map<string, LabelInfo>
-  latestSessionInfo: SessionInfoEntry | undefined
-  leafId: string | null
-  appendParentId: string | null
-  corrupt: Array<CorruptLine>
-  extraHeaders: Array<HeaderLine>
-  revision: number
-  /** Ids referenced as parents before they existed: their arrival changes earlier resolutions. */
-  forwardRefs: Set<string>
-  /** Revision at which a forward reference was resolved or a duplicate replaced an entry. */
-  reshapedAt: number
-}
+const mutable = (state: SessionState): internal.MutableState => state as internal.MutableState
 
 /** A state with no rows. */
-export const empty = (): SessionState => {
-  const state: MutableState = {
-    header: undefined,
-    headerLine: undefined,
-    rows: [],
-    entries: [],
-    byId: new Map(),
-    duplicateIds: new Set(),
-    logicalParents: new Map(),
-    opaqueParents: new Map(),
-    invalidLeafControls: new Set(),
-    labels: new Map(),
-    latestSessionInfo: undefined,
-    leafId: null,
-    appendParentId: null,
-    corrupt: [],
-    extraHeaders: [],
-    revision: 0,
-    forwardRefs: new Set(),
-    reshapedAt: 0
-  }
-  return state
-}
+export const empty = (): SessionState => internal.emptyState()
 
 /** `true` when `id` names a canonical entry or an opaque row or leaf control. */
 export const hasId = (state: SessionState, id: string): boolean => state.byId.has(id) || state.opaqueParents.has(id)
 
-/** An id known to leaf controls: a canonical entry, or an opaque row that is not an invalid control. */
-const isKnownToControl = (state: MutableState, id: string | null): boolean =>
-  id === null || state.byId.has(id) || (state.opaqueParents.has(id) && !state.invalidLeafControls.has(id))
-
 /**
  * The nearest canonical entry at or above `id`, following opaque rows and leaf controls.
- * `null` for an unknown id, a chain that ends, or a cycle of opaque rows.
+ * `null` for an unknown id, a chain that ends, or a loop of opaque rows.
  */
-export const resolveCanonical = (state: SessionState, id: string | null | undefined): string | null => {
-  if (id === null || id === undefined || id === "") return null
-  if (state.byId.has(id)) return id
-  const seen = new Set<string>()
-  let current: string | null | undefined = id
-  while (current !== null && current !== undefined && current !== "" && !state.byId.has(current)) {
-    if (seen.has(current)) return null
-    seen.add(current)
-    current = state.opaqueParents.get(current)
-  }
-  return current === undefined || current === "" ? null : current
-}
+export const resolveCanonical = (state: SessionState, id: string | null | undefined): string | null =>
+  internal.resolveCanonical(mutable(state), id)
+
+/** An id known to leaf controls: a canonical entry, or an opaque row that is not an invalid control. */
+const isKnownToControl = (state: internal.MutableState, id: string | null): boolean =>
+  id === null || state.positions.has(id) || (state.opaqueParents.has(id) && !state.invalidLeafControls.has(id))
 
 /** An append parent: kept as it is when it names a known row, else its canonical ancestor. */
-const resolveAppendParent = (state: MutableState, id: string | null): string | null =>
-  id === null || state.byId.has(id) || state.opaqueParents.has(id) ? id : resolveCanonical(state, id)
+const resolveAppendParent = (state: internal.MutableState, id: string | null): string | null =>
+  id === null || state.positions.has(id) || state.opaqueParents.has(id) ? id : internal.resolveCanonical(state, id)
 
-const noteRef = (state: MutableState, parentId: unknown): void => {
-  if (typeof parentId === "string" && parentId !== "" && !hasId(state, parentId)) state.forwardRefs.add(parentId)
+/** A row with this id has arrived: if it was named as a parent earlier, parents must be rebuilt. */
+const arrived = (state: internal.MutableState, id: string): void => {
+  if (state.forwardRefs.size > 0 && state.forwardRefs.delete(id)) state.reshaped = true
 }
 
-const noteArrival = (state: MutableState, id: string): void => {
-  if (state.forwardRefs.delete(id)) state.reshapedAt = state.revision
-}
-
-const applyLeafControl = (state: MutableState, control: LeafControl): void => {
+const applyLeafControl = (state: internal.MutableState, control: LeafControl): void => {
+  arrived(state, control.id)
   const appendParent = control.appendParentId
   if (!isKnownToControl(state, control.targetId) || (appendParent !== undefined && !isKnownToControl(state, appendParent))) {
     state.invalidLeafControls.add(control.id)
-    noteArrival(state, control.id)
     state.opaqueParents.set(control.id, resolveAppendParent(state, control.parentId))
     return
   }
-  const leaf = control.targetId === null || state.byId.has(control.targetId)
+  const leaf = control.targetId === null || state.positions.has(control.targetId)
     ? control.targetId
-    : resolveCanonical(state, control.targetId)
-  noteArrival(state, control.id)
+    : internal.resolveCanonical(state, control.targetId)
   state.opaqueParents.set(control.id, leaf)
   state.leafId = leaf
   state.appendParentId = appendParent === undefined ? leaf : resolveAppendParent(state, appendParent)
 }
 
-const applyEntry = (state: MutableState, entry: Entry): void => {
-  const raw = entry as { readonly parentId?: string | null }
+const applyEntry = (state: internal.MutableState, entry: Entry): void => {
   const isSide = entry.appendMode === "side"
-  if (!Object.hasOwn(entry, "parentId") || (!isSide && raw.parentId === state.appendParentId && state.leafId !== state.appendParentId)) {
-    state.logicalParents.set(entry.id, state.leafId)
-  } else {
-    state.logicalParents.delete(entry.id)
-    noteRef(state, raw.parentId)
-  }
-  if (state.byId.has(entry.id)) {
-    state.duplicateIds.add(entry.id)
-    state.reshapedAt = state.revision
-  }
-  noteArrival(state, entry.id)
-  state.byId.set(entry.id, entry)
+  if (
+    !Object.hasOwn(entry, "parentId") ||
+    (!isSide && entry.parentId === state.appendParentId && state.leafId !== state.appendParentId)
+  ) state.logicalParents.set(entry.id, state.leafId)
+  arrived(state, entry.id)
+  const position = state.entries.length
   state.entries.push(entry)
+  const size = state.positions.size
+  state.positions.set(entry.id, position)
+  if (state.positions.size === size) {
+    // a duplicate id: the new row is the entry now, and earlier children must follow it
+    state.duplicateIds.add(entry.id)
+    state.reshaped = true
+  }
+  state.parents.push(state.reshaped ? -1 : internal.parentPositionAt(state, position, true))
   state.appendParentId = entry.id
   if (!isSide) state.leafId = entry.id
   if (entry.type === "label") applyLabel(state, entry)
   else if (entry.type === "session_info") state.latestSessionInfo = entry
 }
 
-const applyLabel = (state: MutableState, entry: LabelEntry): void => {
+const applyLabel = (state: internal.MutableState, entry: LabelEntry): void => {
   if (entry.label) state.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp })
   else state.labels.delete(entry.targetId)
 }
@@ -201,7 +143,7 @@ const applyLabel = (state: MutableState, entry: LabelEntry): void => {
  * Rows must come in file order.
  */
 export const apply = (state: SessionState, line: ParsedLine): SessionState => {
-  const s = state as MutableState
+  const s = mutable(state)
   if (line._tag === "Blank") return s
   s.revision += 1
   s.rows.push(line)
@@ -221,8 +163,7 @@ export const apply = (state: SessionState, line: ParsedLine): SessionState => {
     case "Opaque": {
       const value = line.value
       if (isNonBlank(value.id) && Object.hasOwn(value, "parentId") && (value.parentId === null || typeof value.parentId === "string")) {
-        noteArrival(s, value.id)
-        noteRef(s, value.parentId)
+        arrived(s, value.id)
         s.opaqueParents.set(value.id, value.parentId)
         s.appendParentId = value.id
       }
@@ -258,9 +199,9 @@ export const fromText = (text: string, mintId: Migration.MintId): { readonly sta
  * resolves to its canonical ancestor. Returns `false` (and changes nothing) for an unknown id.
  */
 export const navigate = (state: SessionState, id: string | null): boolean => {
-  const s = state as MutableState
+  const s = mutable(state)
   if (id !== null && !hasId(s, id)) return false
-  const leaf = resolveCanonical(s, id)
+  const leaf = internal.resolveCanonical(s, id)
   s.revision += 1
   s.leafId = leaf
   s.appendParentId = leaf
@@ -278,29 +219,5 @@ export const headerIsFirst = (state: SessionState): boolean =>
 export const version = (state: SessionState): number | undefined =>
   state.header === undefined ? undefined : typeof state.header.version === "number" ? state.header.version : 1
 
-/**
- * The revision since which the shape of the tree may differ from what an index built earlier
- * holds (a forward reference resolved, or a duplicate id replaced an entry).
- * @internal
- */
-export const reshapedAt = (state: SessionState): number => (state as MutableState).reshapedAt
-
 /** A copy that later `apply` calls on either side do not affect. O(rows). */
-export const clone = (state: SessionState): SessionState => {
-  const s = state as MutableState
-  const copy: MutableState = {
-    ...s,
-    rows: [...s.rows],
-    entries: [...s.entries],
-    byId: new Map(s.byId),
-    duplicateIds: new Set(s.duplicateIds),
-    logicalParents: new Map(s.logicalParents),
-    opaqueParents: new Map(s.opaqueParents),
-    invalidLeafControls: new Set(s.invalidLeafControls),
-    labels: new Map(s.labels),
-    corrupt: [...s.corrupt],
-    extraHeaders: [...s.extraHeaders],
-    forwardRefs: new Set(s.forwardRefs)
-  }
-  return copy
-}
+export const clone = (state: SessionState): SessionState => internal.cloneState(mutable(state))

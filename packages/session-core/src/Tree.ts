@@ -5,53 +5,70 @@
  *
  * Parents are the *logical* ones, as OpenClaw exposes them: OpenClaw's re-parenting rule first,
  * else the written `parentId` resolved through opaque rows and leaf controls to the nearest
- * canonical entry. A parent that is unknown, or a chain that loops, makes the entry a root.
- * For a duplicate id the last row in file order is the node.
+ * canonical entry. A parent that is unknown, the entry itself, or a chain that loops makes the
+ * entry a root. For a duplicate id the last row in file order is the node.
  *
  * @since 0.1.0
  */
-import type { CompactionEntry, Entry, SessionInfoEntry } from "./Entry.js"
-import * as SessionState from "./SessionState.js"
+import type { CompactionEntry, Entry } from "./Entry.js"
+import type * as SessionState from "./SessionState.js"
+import * as internal from "./internal/state.js"
+
+const mutable = (state: SessionState.SessionState): internal.MutableState => state as internal.MutableState
 
 /** The logical parent of an entry (see the module docs); `null` for a root. */
-export const parentOf = (state: SessionState.SessionState, entry: Entry): string | null => {
-  const logical = state.logicalParents.get(entry.id)
-  if (logical !== undefined) return logical
-  if (state.logicalParents.has(entry.id)) return null
-  return SessionState.resolveCanonical(state, (entry as { readonly parentId?: string | null }).parentId)
+export const parentOf = (state: SessionState.SessionState, entry: Entry): string | null =>
+  internal.parentIdOf(mutable(state), entry)
+
+/** Children as linked lists over entry positions, in file order; -1 ends a list. */
+interface ChildIndex {
+  shape: number
+  count: number
+  readonly first: Array<number>
+  readonly last: Array<number>
+  readonly next: Array<number>
+  rootsFirst: number
+  rootsLast: number
 }
 
-interface TreeIndex {
-  revision: number
-  processed: number
-  readonly parents: Map<string, string | null>
-  readonly children: Map<string | null, Array<string>>
-}
+const childIndexes = new WeakMap<SessionState.SessionState, ChildIndex>()
 
-const indexes = new WeakMap<SessionState.SessionState, TreeIndex>()
-
-/** The parent and children index, built once and then extended as rows are applied. */
-const treeIndex = (state: SessionState.SessionState): TreeIndex => {
-  let index = indexes.get(state)
-  if (index === undefined || SessionState.reshapedAt(state) > index.revision) {
-    index = { revision: 0, processed: 0, parents: new Map(), children: new Map() }
-    indexes.set(state, index)
+/** The child index, built once and then extended as entries are applied. O(new entries). */
+const childIndex = (state: SessionState.SessionState): ChildIndex => {
+  const s = mutable(state)
+  internal.settleParents(s)
+  let index = childIndexes.get(state)
+  if (index === undefined || index.shape !== s.shape) {
+    index = { shape: s.shape, count: 0, first: [], last: [], next: [], rootsFirst: -1, rootsLast: -1 }
+    childIndexes.set(state, index)
   }
-  if (index.revision === state.revision) return index
-  const entries = state.entries
-  for (let i = index.processed; i < entries.length; i++) {
-    const entry = entries[i]!
-    if (state.byId.get(entry.id) !== entry) continue
-    let parent = parentOf(state, entry)
-    if (parent === entry.id) parent = null
-    index.parents.set(entry.id, parent)
-    const siblings = index.children.get(parent)
-    if (siblings === undefined) index.children.set(parent, [entry.id])
-    else siblings.push(entry.id)
+  const { entries, parents } = s
+  for (let i = index.count; i < entries.length; i++) {
+    index.first.push(-1)
+    index.last.push(-1)
+    index.next.push(-1)
   }
-  index.processed = entries.length
-  index.revision = state.revision
+  for (let i = index.count; i < entries.length; i++) {
+    if (!internal.isCurrent(s, i)) continue
+    const parent = parents[i]!
+    if (parent === -1) {
+      if (index.rootsLast === -1) index.rootsFirst = i
+      else index.next[index.rootsLast] = i
+      index.rootsLast = i
+    } else {
+      if (index.last[parent] === -1) index.first[parent] = i
+      else index.next[index.last[parent]!] = i
+      index.last[parent] = i
+    }
+  }
+  index.count = entries.length
   return index
+}
+
+const childPositions = (index: ChildIndex, parent: number): Array<number> => {
+  const out: Array<number> = []
+  for (let i = parent === -1 ? index.rootsFirst : index.first[parent]!; i !== -1; i = index.next[i]!) out.push(i)
+  return out
 }
 
 /** The entry with this id (for a duplicate id, the last one in file order). */
@@ -62,8 +79,12 @@ export const getLeafEntry = (state: SessionState.SessionState): Entry | undefine
   state.leafId === null ? undefined : state.byId.get(state.leafId)
 
 /** The children of an entry (`null`: the roots), in file order. */
-export const getChildren = (state: SessionState.SessionState, parentId: string | null): ReadonlyArray<Entry> =>
-  (treeIndex(state).children.get(parentId) ?? []).map((id) => state.byId.get(id)!)
+export const getChildren = (state: SessionState.SessionState, parentId: string | null): Array<Entry> => {
+  const s = mutable(state)
+  const parent = parentId === null ? -1 : s.positions.get(parentId)
+  if (parent === undefined) return []
+  return childPositions(childIndex(state), parent).map((i) => s.entries[i]!)
+}
 
 /** The label of an entry, if one is set. */
 export const getLabel = (state: SessionState.SessionState, id: string): string | undefined => state.labels.get(id)?.label
@@ -74,17 +95,30 @@ export const getLabel = (state: SessionState.SessionState, id: string): string |
  * parent (orphan) or where a cycle closes. O(path length).
  */
 export const getBranch = (state: SessionState.SessionState, fromId?: string | null): Array<Entry> => {
-  const start = fromId === undefined ? state.leafId : fromId
+  const s = mutable(state)
+  const start = internal.resolveCanonical(s, fromId === undefined ? s.leafId : fromId)
+  if (start === null) return []
+  internal.settleParents(s)
+  const { entries, parents } = s
+  const positions: Array<number> = []
+  const limit = s.positions.size
+  for (let i = s.positions.get(start)!; i !== -1; i = parents[i]!) {
+    positions.push(i)
+    if (positions.length > limit) return pathBeforeCycle(s, positions)
+  }
+  const path = new Array<Entry>(positions.length)
+  for (let k = 0; k < positions.length; k++) path[positions.length - 1 - k] = entries[positions[k]!]!
+  return path
+}
+
+/** A walk that went longer than there are entries has looped: keep it up to the first repeat. */
+const pathBeforeCycle = (s: internal.MutableState, positions: ReadonlyArray<number>): Array<Entry> => {
+  const seen = new Set<number>()
   const path: Array<Entry> = []
-  if (start === null) return path
-  const seen = new Set<string>()
-  let id: string | null = SessionState.resolveCanonical(state, start)
-  while (id !== null && !seen.has(id)) {
-    seen.add(id)
-    const entry = state.byId.get(id)
-    if (entry === undefined) break
-    path.push(entry)
-    id = parentOf(state, entry)
+  for (const i of positions) {
+    if (seen.has(i)) break
+    seen.add(i)
+    path.push(s.entries[i]!)
   }
   return path.reverse()
 }
@@ -99,38 +133,43 @@ export interface TreeNode {
   readonly labelTimestamp?: string
 }
 
-const time = (entry: Entry): number => new Date(entry.timestamp).getTime()
-
 /**
  * The whole forest: roots in file order, each node's children sorted by ascending
  * `Date.parse(timestamp)` (stable: equal times keep file order; offsets compare as instants).
- * Entries caught in a parent cycle appear nowhere. Built iteratively in O(n log n).
+ * Entries caught in a parent cycle appear nowhere. Iterative; O(n log n) at worst.
  */
 export const getTree = (state: SessionState.SessionState): Array<TreeNode> => {
-  const index = treeIndex(state)
-  const nodes = new Map<string, TreeNode>()
-  const nodeOf = (id: string): TreeNode => {
-    let node = nodes.get(id)
-    if (node === undefined) {
-      const label = state.labels.get(id)
-      const base = { entry: state.byId.get(id)!, parentId: index.parents.get(id) ?? null, children: [] as Array<TreeNode> }
-      node = label === undefined ? base : { ...base, label: label.label, labelTimestamp: label.timestamp }
-      nodes.set(id, node)
-    }
-    return node
+  const s = mutable(state)
+  const index = childIndex(state)
+  const node = (i: number, parentId: string | null): TreeNode => {
+    const entry = s.entries[i]!
+    const label = s.labels.size > 0 ? s.labels.get(entry.id) : undefined
+    return label === undefined
+      ? { entry, parentId, children: [] }
+      : { entry, parentId, children: [], label: label.label, labelTimestamp: label.timestamp }
   }
-  const roots = (index.children.get(null) ?? []).map(nodeOf)
-  const stack = [...roots]
+  const roots = childPositions(index, -1).map((i) => node(i, null))
+  const stack: Array<[TreeNode, number]> = roots.map((root) => [root, s.positions.get(root.entry.id)!])
   while (stack.length > 0) {
-    const node = stack.pop()!
-    const childIds = index.children.get(node.entry.id)
-    if (childIds === undefined) continue
-    for (const childId of childIds) if (childId !== node.entry.id) node.children.push(nodeOf(childId))
-    if (node.children.length > 1) {
-      const times = new Map(node.children.map((child) => [child, time(child.entry)]))
-      node.children.sort((a, b) => times.get(a)! - times.get(b)!)
+    const [parent, position] = stack.pop()!
+    const first = index.first[position]!
+    if (first === -1) continue
+    if (index.next[first] === -1) {
+      const child = node(first, parent.entry.id)
+      parent.children.push(child)
+      stack.push([child, first])
+      continue
     }
-    for (const child of node.children) stack.push(child)
+    const children = childPositions(index, position).map((i): [TreeNode, number, number] => [
+      node(i, parent.entry.id),
+      i,
+      new Date(s.entries[i]!.timestamp).getTime()
+    ])
+    children.sort((a, b) => a[2] - b[2])
+    for (const [child, i] of children) {
+      parent.children.push(child)
+      stack.push([child, i])
+    }
   }
   return roots
 }
@@ -154,9 +193,9 @@ export const walk = (roots: ReadonlyArray<TreeNode>, visit: (node: TreeNode, dep
  * An empty name clears it (OpenClaw: no fallback to an older name).
  */
 export const getSessionName = (state: SessionState.SessionState): string | undefined => {
-  const info: SessionInfoEntry | undefined = state.latestSessionInfo
-  const name = typeof info?.name === "string" ? info.name.trim() : ""
-  return name === "" ? undefined : name
+  const name = state.latestSessionInfo?.name
+  const trimmed = typeof name === "string" ? name.trim() : ""
+  return trimmed === "" ? undefined : trimmed
 }
 
 /** The last `compaction` entry in file order, on any branch (pi's `getLatestCompactionEntry`). */

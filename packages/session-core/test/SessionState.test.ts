@@ -1,0 +1,164 @@
+import { describe, expect, it } from "vitest"
+import * as Line from "../src/Line.js"
+import * as SessionState from "../src/SessionState.js"
+import * as Tree from "../src/Tree.js"
+import { assistant, entry, header, label, leaf, stateOf, user } from "./support/build.js"
+
+describe("SessionState: leaf and append parent", () => {
+  it("puts the leaf on the last entry in file order, not the deepest", () => {
+    const state = stateOf(header(), user("a", null), assistant("b", "a"), user("c", "b"), user("d", "a"))
+    expect(state.leafId).toBe("d")
+    expect(state.appendParentId).toBe("d")
+  })
+
+  it("starts with no leaf", () => {
+    expect(stateOf(header()).leafId).toBeNull()
+  })
+
+  it("does not move the visible leaf for side appends, but moves the append parent", () => {
+    const state = stateOf(header(), user("a", null), assistant("b", "a", "x", "m", { appendMode: "side" }))
+    expect(state.leafId).toBe("a")
+    expect(state.appendParentId).toBe("b")
+    expect(state.entries).toHaveLength(2)
+  })
+
+  it("lets a valid leaf control set the leaf and the append parent", () => {
+    const state = stateOf(header(), user("a", null), user("b", "a"), leaf("l1", "b", "a", { appendParentId: "b" }))
+    expect(state.leafId).toBe("a")
+    expect(state.appendParentId).toBe("b")
+    expect(state.entries).toHaveLength(2)
+  })
+
+  it("lets a leaf control clear the leaf with targetId null", () => {
+    const state = stateOf(header(), user("a", null), leaf("l1", "a", null))
+    expect(state.leafId).toBeNull()
+    expect(state.appendParentId).toBeNull()
+  })
+
+  it("ignores a leaf control that names an unknown or later id, and keeps it", () => {
+    const state = stateOf(header(), user("a", null), leaf("l1", "a", "zzz"), leaf("l2", "a", "a", { appendParentId: "b" }), user("b", "a"))
+    expect([...state.invalidLeafControls]).toEqual(["l1", "l2"])
+    expect(state.leafId).toBe("b")
+    expect(state.rows.filter((r) => r._tag === "LeafControl")).toHaveLength(2)
+  })
+
+  it("resolves a leaf control that targets an opaque row to its canonical ancestor", () => {
+    const state = stateOf(header(), user("a", null), { type: "x.note", id: "o1", parentId: "a" }, leaf("l1", "o1", "o1"))
+    expect(state.leafId).toBe("a")
+  })
+
+  it("moves the append parent, not the leaf, for parent-linked opaque rows", () => {
+    const state = stateOf(header(), user("a", null), { type: "x.note", id: "o1", parentId: "a" })
+    expect(state.leafId).toBe("a")
+    expect(state.appendParentId).toBe("o1")
+  })
+
+  it("gives an entry written under the append parent, away from the leaf, the leaf as logical parent", () => {
+    const state = stateOf(
+      header(),
+      user("a", null),
+      assistant("s", "a", "side", "m", { appendMode: "side" }),
+      user("b", "s")
+    )
+    expect(state.logicalParents.get("b")).toBe("a")
+    expect(Tree.getBranch(state).map((e) => e.id)).toEqual(["a", "b"])
+  })
+
+  it("gives an entry without a parentId field the leaf as logical parent", () => {
+    const { parentId: _, ...orphan } = user("b", null)
+    const state = stateOf(header(), user("a", null), orphan)
+    expect(state.logicalParents.get("b")).toBe("a")
+    expect(Tree.getBranch(state).map((e) => e.id)).toEqual(["a", "b"])
+  })
+
+  it("navigates without a row, resolving opaque ids, and refuses unknown ids", () => {
+    const state = stateOf(header(), user("a", null), { type: "x.note", id: "o1", parentId: "a" }, user("b", "a"))
+    expect(SessionState.navigate(state, "o1")).toBe(true)
+    expect(state.leafId).toBe("a")
+    expect(SessionState.navigate(state, "nope")).toBe(false)
+    expect(state.leafId).toBe("a")
+    expect(SessionState.navigate(state, null)).toBe(true)
+    expect(state.leafId).toBeNull()
+  })
+})
+
+describe("SessionState: labels", () => {
+  it("sets, overwrites and clears labels, last label entry in file order winning", () => {
+    const state = stateOf(
+      header(),
+      user("a", null),
+      label("l1", "a", "a", "first"),
+      label("l2", "l1", "a", "second"),
+      label("l3", "l2", "l1", "on a label"),
+      label("l4", "l3", "l1", ""),
+      label("l5", "l4", "ghost", "dangling")
+    )
+    expect(Tree.getLabel(state, "a")).toBe("second")
+    expect(state.labels.get("a")?.timestamp).toBe((state.byId.get("l2") as { timestamp: string }).timestamp)
+    expect(Tree.getLabel(state, "l1")).toBeUndefined()
+    expect(Tree.getLabel(state, "ghost")).toBe("dangling")
+    expect(state.leafId).toBe("l5")
+  })
+
+  it("clears a label with a label entry without label", () => {
+    const state = stateOf(header(), user("a", null), label("l1", "a", "a", "x"), label("l2", "l1", "a"))
+    expect(Tree.getLabel(state, "a")).toBeUndefined()
+  })
+})
+
+describe("SessionState: what it records", () => {
+  it("records duplicate ids; the last row is the entry, both are kept", () => {
+    const state = stateOf(header(), user("a", null, "first"), user("a", null, "second"))
+    expect([...state.duplicateIds]).toEqual(["a"])
+    expect(state.entries).toHaveLength(2)
+    expect((state.byId.get("a") as any).message.content).toBe("second")
+  })
+
+  it("finds the header after corrupt lines and rows, and keeps later headers", () => {
+    const state = stateOf("garbage", header(), user("a", null), header({ id: "other" }))
+    expect(state.header?.id).toBe("sess-1")
+    expect(SessionState.headerIsFirst(state)).toBe(true)
+    expect(state.extraHeaders).toHaveLength(1)
+    expect(state.corrupt).toHaveLength(1)
+    const late = stateOf(user("a", null), header())
+    expect(late.header?.id).toBe("sess-1")
+    expect(SessionState.headerIsFirst(late)).toBe(false)
+    expect(late.entries).toHaveLength(1)
+  })
+
+  it("keeps every row but blank lines, in file order", () => {
+    const state = stateOf(header(), user("a", null), "not json", { type: "x", id: "o", parentId: "a" }, "   ", leaf("l", "o", "a"))
+    expect(state.rows.map((r) => r._tag)).toEqual(["Header", "Entry", "Corrupt", "Opaque", "LeafControl"])
+  })
+
+  it("knows the version, absent meaning 1", () => {
+    expect(SessionState.version(stateOf(header()))).toBe(3)
+    expect(SessionState.version(stateOf(header({ version: undefined })))).toBe(1)
+    expect(SessionState.version(stateOf(user("a", null)))).toBeUndefined()
+  })
+
+  it("clones: later applies on either side do not leak", () => {
+    const state = stateOf(header(), user("a", null))
+    const copy = SessionState.clone(state)
+    SessionState.apply(state, Line.parse(JSON.stringify(user("b", "a"))))
+    expect(copy.entries).toHaveLength(1)
+    expect(copy.leafId).toBe("a")
+    expect(state.leafId).toBe("b")
+  })
+
+  it("applies rows one by one to the same result as a fold", () => {
+    const rows = [header(), user("a", null), assistant("b", "a"), entry("custom", "c", "b", { customType: "t" })]
+    const state = SessionState.empty()
+    for (const row of rows) SessionState.apply(state, Line.parse(JSON.stringify(row)))
+    const folded = stateOf(...rows)
+    expect(state.leafId).toBe(folded.leafId)
+    expect(state.entries).toEqual(folded.entries)
+  })
+
+  it("knows which ids exist, opaque ones included", () => {
+    const state = stateOf(header(), user("a", null), { type: "x", id: "o", parentId: "a" })
+    expect(SessionState.hasId(state, "a")).toBe(true)
+    expect(SessionState.hasId(state, "o")).toBe(true)
+    expect(SessionState.hasId(state, "z")).toBe(false)
+  })
+})
