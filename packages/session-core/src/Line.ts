@@ -18,7 +18,6 @@
 import * as Schema from "effect/Schema"
 import type { Entry, LeafControl, SessionHeader } from "./Entry.js"
 import { classify } from "./internal/classify.js"
-import { utf8Length } from "./internal/utf8.js"
 
 /** Where a line sits in its file: 1-based line number and byte offset of its first byte. */
 export interface Position {
@@ -70,15 +69,15 @@ export type ParsedLine = HeaderLine | EntryLine | LeafControlLine | OpaqueLine |
 /** A parsed line that holds a row of the file (everything but blanks). */
 export type Row = Exclude<ParsedLine, BlankLine>
 
-const isWhiteSpaceOnly = (text: string): boolean => text.trim().length === 0
+/** `true` for an empty or white-space-only line (a JSON object line starts with `{`: no scan). */
+const isBlank = (text: string): boolean => text.length === 0 || (text.charCodeAt(0) !== 0x7b && text.trim().length === 0)
 
 /**
- * Parses one line (without its `\n`). `position` says where it sits in the file, for reports.
- * Never throws.
+ * Parses one line (without its `\n`). `line` (1-based) and `offset` (bytes) say where it sits in
+ * the file, for reports. Never throws.
  */
-export const parse = (text: string, position: Position = { line: 1, offset: 0 }): ParsedLine => {
-  const { line, offset } = position
-  if (isWhiteSpaceOnly(text)) return { _tag: "Blank", raw: text, line, offset }
+export const parse = (text: string, line = 1, offset = 0): ParsedLine => {
+  if (isBlank(text)) return { _tag: "Blank", raw: text, line, offset }
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -109,20 +108,25 @@ export const parse = (text: string, position: Position = { line: 1, offset: 0 })
  */
 export const parseText = (text: string): Array<ParsedLine> => {
   const lines: Array<ParsedLine> = []
+  // byte offsets: "\n" is one byte in UTF-8 and never part of another character, so the n-th
+  // newline of the text is the n-th 0x0A of its encoding
+  const bytes = encoder.encode(text)
   let start = 0
   let offset = 0
   let line = 1
   while (start < text.length) {
     let end = text.indexOf("\n", start)
     if (end === -1) end = text.length
-    const segment = text.slice(start, end)
-    lines.push(parse(segment, { line, offset }))
-    offset += utf8Length(segment) + 1
+    lines.push(parse(text.slice(start, end), line, offset))
+    const byteEnd = bytes.indexOf(0x0a, offset)
+    offset = byteEnd === -1 ? bytes.length : byteEnd + 1
     line += 1
     start = end + 1
   }
   return lines
 }
+
+const encoder = new TextEncoder()
 
 /**
  * The text of a row, without its `\n`: `JSON.stringify` of a header, entry or leaf control

@@ -36,8 +36,6 @@ export interface SessionState {
   readonly header: SessionHeader | undefined
   /** The line the header was found on. */
   readonly headerLine: HeaderLine | undefined
-  /** Every row of the file but blank lines, in file order (the header included). */
-  readonly rows: ReadonlyArray<Row>
   /** Canonical entries in file order (side entries and duplicates included). */
   readonly entries: ReadonlyArray<Entry>
   /** Canonical entries by id; for a duplicate id, the last row in file order. */
@@ -110,7 +108,7 @@ const applyLeafControl = (state: internal.MutableState, control: LeafControl): v
   state.appendParentId = appendParent === undefined ? leaf : resolveAppendParent(state, appendParent)
 }
 
-const applyEntry = (state: internal.MutableState, entry: Entry): void => {
+const applyEntry = (state: internal.MutableState, entry: Entry, line: number, offset: number): void => {
   const isSide = entry.appendMode === "side"
   if (
     !Object.hasOwn(entry, "parentId") ||
@@ -118,7 +116,10 @@ const applyEntry = (state: internal.MutableState, entry: Entry): void => {
   ) state.logicalParents.set(entry.id, state.leafId)
   arrived(state, entry.id)
   const position = state.entries.length
+  const previousAppendParent = state.appendParentId
   state.entries.push(entry)
+  state.entryLines.push(line)
+  state.entryOffsets.push(offset)
   const size = state.positions.size
   state.positions.set(entry.id, position)
   if (state.positions.size === size) {
@@ -126,7 +127,14 @@ const applyEntry = (state: internal.MutableState, entry: Entry): void => {
     state.duplicateIds.add(entry.id)
     state.reshaped = true
   }
-  state.parents.push(state.reshaped ? -1 : internal.parentPositionAt(state, position, true))
+  state.parents.push(
+    state.reshaped
+      ? -1
+      : position > 0 && entry.parentId === previousAppendParent && previousAppendParent === state.entries[position - 1]!.id &&
+          state.logicalParents.size === 0 && previousAppendParent !== entry.id
+      ? position - 1 // the common case: written under the entry just before it
+      : internal.parentPositionAt(state, position, true)
+  )
   state.appendParentId = entry.id
   if (!isSide) state.leafId = entry.id
   if (entry.type === "label") applyLabel(state, entry)
@@ -146,7 +154,7 @@ export const apply = (state: SessionState, line: ParsedLine): SessionState => {
   const s = mutable(state)
   if (line._tag === "Blank") return s
   s.revision += 1
-  s.rows.push(line)
+  if (line._tag !== "Entry") s.others.push({ row: line, before: s.entries.length })
   switch (line._tag) {
     case "Header":
       if (s.header === undefined) {
@@ -155,7 +163,7 @@ export const apply = (state: SessionState, line: ParsedLine): SessionState => {
       } else s.extraHeaders.push(line)
       break
     case "Entry":
-      applyEntry(s, line.entry)
+      applyEntry(s, line.entry, line.line, line.offset)
       break
     case "LeafControl":
       applyLeafControl(s, line.control)
@@ -212,8 +220,38 @@ export const navigate = (state: SessionState, id: string | null): boolean => {
  * `true` when the header is the first parseable row of the file, as the references require of a
  * valid file (corrupt lines before it are skipped, as they skip them).
  */
-export const headerIsFirst = (state: SessionState): boolean =>
-  state.headerLine !== undefined && state.rows.find((row) => row._tag !== "Corrupt") === state.headerLine
+export const headerIsFirst = (state: SessionState): boolean => {
+  for (const { row, before } of mutable(state).others) {
+    if (before > 0) return false
+    if (row._tag !== "Corrupt") return row === state.headerLine
+  }
+  return false
+}
+
+/** Every row of the file but blank lines, in file order (the header included). O(rows). */
+export const rows = (state: SessionState): Array<Row> => {
+  const s = mutable(state)
+  const out: Array<Row> = []
+  let next = 0
+  const entriesUpTo = (count: number) => {
+    for (; next < count; next++) {
+      out.push({ _tag: "Entry", entry: s.entries[next]!, line: s.entryLines[next]!, offset: s.entryOffsets[next]! })
+    }
+  }
+  for (const { row, before } of s.others) {
+    entriesUpTo(before)
+    out.push(row)
+  }
+  entriesUpTo(s.entries.length)
+  return out
+}
+
+/** The line number and byte offset an entry was read from (the last row for a duplicate id). */
+export const positionOf = (state: SessionState, id: string): { readonly line: number; readonly offset: number } | undefined => {
+  const s = mutable(state)
+  const position = s.positions.get(id)
+  return position === undefined ? undefined : { line: s.entryLines[position]!, offset: s.entryOffsets[position]! }
+}
 
 /** The format version the header declares (absent ⇒ 1); `undefined` without a header. */
 export const version = (state: SessionState): number | undefined =>

@@ -10,7 +10,7 @@ describe("Line.parse", () => {
 
   it("parses a canonical entry and keeps unknown fields", () => {
     const row = { ...user("a1b2c3d4", null), extra: { kept: true } }
-    const line = Line.parse(JSON.stringify(row), { line: 7, offset: 123 })
+    const line = Line.parse(JSON.stringify(row), 7, 123)
     expect(line).toMatchObject({ _tag: "Entry", line: 7, offset: 123 })
     expect(Line.serialize(line)).toBe(JSON.stringify(row))
   })
@@ -47,7 +47,7 @@ describe("Line.parse", () => {
     ["a string", "\"s\"", "not a JSON object (a string)"],
     ["NUL bytes", "\u0000\u0000\u0000", "invalid JSON"]
   ])("reports %s as corrupt with its position and reason", (_, raw, reason) => {
-    const line = Line.parse(raw, { line: 3, offset: 99 })
+    const line = Line.parse(raw, 3, 99)
     expect(line).toMatchObject({ _tag: "Corrupt", raw, line: 3, offset: 99 })
     expect((line as Line.CorruptLine).reason).toContain(reason)
   })

@@ -39,7 +39,7 @@ describe("SessionState: leaf and append parent", () => {
     const state = stateOf(header(), user("a", null), leaf("l1", "a", "zzz"), leaf("l2", "a", "a", { appendParentId: "b" }), user("b", "a"))
     expect([...state.invalidLeafControls]).toEqual(["l1", "l2"])
     expect(state.leafId).toBe("b")
-    expect(state.rows.filter((r) => r._tag === "LeafControl")).toHaveLength(2)
+    expect(SessionState.rows(state).filter((r) => r._tag === "LeafControl")).toHaveLength(2)
   })
 
   it("resolves a leaf control that targets an opaque row to its canonical ancestor", () => {
@@ -128,7 +128,7 @@ describe("SessionState: what it records", () => {
 
   it("keeps every row but blank lines, in file order", () => {
     const state = stateOf(header(), user("a", null), "not json", { type: "x", id: "o", parentId: "a" }, "   ", leaf("l", "o", "a"))
-    expect(state.rows.map((r) => r._tag)).toEqual(["Header", "Entry", "Corrupt", "Opaque", "LeafControl"])
+    expect(SessionState.rows(state).map((r) => r._tag)).toEqual(["Header", "Entry", "Corrupt", "Opaque", "LeafControl"])
   })
 
   it("knows the version, absent meaning 1", () => {

@@ -12,12 +12,23 @@ export interface LabelInfo {
   readonly timestamp: string
 }
 
+/** A row that is not a canonical entry, and where it sits among the entries. */
+export interface OtherRow {
+  readonly row: Exclude<Row, { readonly _tag: "Entry" }>
+  /** How many entries come before it in the file. */
+  readonly before: number
+}
+
 /** The fields of a state. */
 export interface MutableState {
   header: SessionHeader | undefined
   headerLine: HeaderLine | undefined
-  readonly rows: Array<Row>
   readonly entries: Array<Entry>
+  /** Line number and byte offset of each entry, by position (kept apart: no object per row). */
+  readonly entryLines: Array<number>
+  readonly entryOffsets: Array<number>
+  /** Every row that is not an entry, with the number of entries before it (its place in the file). */
+  readonly others: Array<OtherRow>
   /** Position in `entries` of the entry each id names (the last row for a duplicate id). */
   readonly positions: Map<string, number>
   readonly byId: ReadonlyMap<string, Entry>
@@ -77,8 +88,10 @@ export const emptyState = (): MutableState => {
   const state = {
     header: undefined,
     headerLine: undefined,
-    rows: [],
     entries: [],
+    entryLines: [],
+    entryOffsets: [],
+    others: [],
     positions: new Map(),
     duplicateIds: new Set(),
     logicalParents: new Map(),
@@ -104,8 +117,10 @@ export const emptyState = (): MutableState => {
 export const cloneState = (s: MutableState): MutableState => {
   const copy = {
     ...s,
-    rows: [...s.rows],
     entries: [...s.entries],
+    entryLines: [...s.entryLines],
+    entryOffsets: [...s.entryOffsets],
+    others: [...s.others],
     positions: new Map(s.positions),
     duplicateIds: new Set(s.duplicateIds),
     logicalParents: new Map(s.logicalParents),
