@@ -5,6 +5,7 @@
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type { FileNotFoundError, FileSystemError } from "../StoreError.js"
@@ -76,13 +77,16 @@ export interface Backend {
   readonly rename: (from: string, to: string) => Effect.Effect<void, FileNotFoundError | FileSystemError>
   /** Removes a file; a missing file is not an error. */
   readonly remove: (path: string) => Effect.Effect<void, FileSystemError>
+  /** Hard-links `existing` to the new name `to`; fails with code EEXIST if `to` exists. */
+  readonly link: (existing: string, to: string) => Effect.Effect<void, FileNotFoundError | FileSystemError>
   /** Copies the exact bytes of `from` to the new file `to` (exclusive create, 0600, synced). */
   readonly copyExclusive: (from: string, to: string) => Effect.Effect<void, FileNotFoundError | FileSystemError>
   /** Creates a folder and its parents (mode 0700). */
   readonly makeDirectory: (dir: string) => Effect.Effect<void, FileSystemError>
   /** Syncs a folder's entries where the platform allows it. */
   readonly syncDirectory: (dir: string) => Effect.Effect<void>
-  /** Milliseconds since the epoch of a file's mtime, or none. */
+  /** The canonical path of a file: its folder's real path (symlinks resolved) joined with its name. */
+  readonly canonical: (path: string) => string
   readonly hostname: string
   readonly pid: number
   /** `true` alive, `false` dead, `undefined` unknown. */
@@ -92,7 +96,36 @@ export interface Backend {
   /** Registers a held lock file for synchronous removal on exit / SIGINT / SIGTERM. */
   readonly registerHeld: (lockPath: string, token: string) => void
   readonly unregisterHeld: (lockPath: string) => void
+  /** The in-process lock state shared by every TranscriptLock over this backend (process or volume). */
+  readonly locks: LockRegistry
 }
+
+/** A lock file held by this process. */
+export interface HeldLock {
+  readonly lockPath: string
+  readonly token: string
+  count: number
+}
+
+/** The per-path in-process gate in front of the file lock. */
+export interface Gate {
+  readonly semaphore: Effect.Semaphore
+  users: number
+}
+
+/** In-process lock state: held lock files, per-path gates, and the lock paths each fiber owns. */
+export interface LockRegistry {
+  readonly held: Map<string, HeldLock>
+  readonly gates: Map<string, Gate>
+  readonly owned: FiberRef.FiberRef<ReadonlySet<string>>
+}
+
+/** A fresh registry. */
+export const makeLockRegistry = (): LockRegistry => ({
+  held: new Map(),
+  gates: new Map(),
+  owned: FiberRef.unsafeMake<ReadonlySet<string>>(new Set())
+})
 
 /** The backend tag (internal). */
 export class FileBackend extends Context.Tag("@branchlog/session-store/internal/FileBackend")<FileBackend, Backend>() {}

@@ -1,0 +1,195 @@
+/**
+ * The bytes of a transcript: stream its lines with their offsets (never a whole-file string),
+ * read a tail from an offset, append whole lines in one write, rewrite atomically, back up.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as Stream from "effect/Stream"
+import type { AppendOutcome } from "./internal/backend.js"
+import { FileBackend } from "./internal/backend.js"
+import * as Lines from "./internal/lines.js"
+import * as NodeBackend from "./internal/nodeBackend.js"
+import type { MemoryFileSystem } from "./MemoryFileSystem.js"
+import { backendLayer } from "./MemoryFileSystem.js"
+import { type FileNotFoundError, FileSystemError } from "./StoreError.js"
+
+/** One line of a file: text, 1-based number, byte offset, byte length, and whether it ends with `\n`. */
+export type Line = Lines.Line
+
+/** Where a read starts (`fromOffset`, `firstLine`) and its chunk size (default 1 MiB). */
+export type ReadOptions = Lines.ReadOptions
+
+/** `"none"`: write and return; `"fsync"`: sync the file (and a new file's folder) before returning. */
+export type Durability = "none" | "fsync"
+
+/** What an append did: where its lines start, bytes written (incl. a newline prefix), the new size. */
+export type AppendResult = AppendOutcome
+
+/** Options of an append: durability (default `"none"`), whether to create a missing file (default true). */
+export interface AppendOptions {
+  readonly durability?: Durability
+  readonly create?: boolean
+}
+
+/** The lines read from an offset to the end of file, the offset after them, and the bytes read. */
+export interface TailRead {
+  readonly lines: ReadonlyArray<Line>
+  readonly endOffset: number
+  readonly bytesRead: number
+}
+
+/** The new content of a rewrite: bytes, a string, or a stream of pieces (for files beyond a string's size). */
+export type RewriteContent<E = never, R = never> = string | Uint8Array | Stream.Stream<string | Uint8Array, E, R>
+
+/** Options of a backup: the label in its name (default `"backup"`). */
+export interface BackupOptions {
+  readonly label?: string
+}
+
+/** The service. */
+export interface TranscriptFileShape {
+  /** The lines of a file, streamed in chunks; a final segment without `\n` has `terminated: false`. */
+  readonly lines: (path: string, options?: ReadOptions) => Stream.Stream<Line, FileNotFoundError | FileSystemError>
+  /** The lines from `offset` (a line boundary) to the end of file: the tail-only re-read. */
+  readonly readFrom: (
+    path: string,
+    offset: number,
+    options?: { readonly firstLine?: number }
+  ) => Effect.Effect<TailRead, FileNotFoundError | FileSystemError>
+  /** Appends whole lines (no `\n` inside) in ONE write, prefixing `\n` if the file does not end with one. */
+  readonly append: (
+    path: string,
+    lines: ReadonlyArray<string>,
+    options?: AppendOptions
+  ) => Effect.Effect<AppendResult, FileNotFoundError | FileSystemError>
+  /** Replaces the file atomically: temp file in the same folder (0600), write, fsync, rename, folder fsync. */
+  readonly rewrite: <E = never, R = never>(
+    path: string,
+    content: RewriteContent<E, R>
+  ) => Effect.Effect<void, FileSystemError | E, R>
+  /** Copies the exact bytes to `<path>.<label>-<timestamp>-<8hex>.jsonl` and returns that path. */
+  readonly backup: (path: string, options?: BackupOptions) => Effect.Effect<string, FileNotFoundError | FileSystemError>
+  /** Total bytes this service instance has read from files (lines, readFrom): proves tail-only reads. */
+  readonly bytesRead: Effect.Effect<number>
+}
+
+/** The TranscriptFile service tag. */
+export class TranscriptFile extends Context.Tag("@branchlog/session-store/TranscriptFile")<
+  TranscriptFile,
+  TranscriptFileShape
+>() {}
+
+const encoder = new TextEncoder()
+let tempCounter = 0
+
+const hex8 = Effect.map(Random.nextIntBetween(0, 0x7fffffff), (n) => n.toString(16).padStart(8, "0"))
+
+/** Builds the service over the primitive backend in context. */
+export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effect.gen(function*() {
+  const backend = yield* FileBackend
+  let total = 0
+
+  const lines = (path: string, options: ReadOptions = {}) =>
+    Lines.lines(backend, backend.resolve(path), options, (n) => {
+      total += n
+    })
+
+  const readFrom = (path: string, offset: number, options: { readonly firstLine?: number } = {}) => {
+    let bytesRead = 0
+    const read: Array<Line> = []
+    const readOptions = { fromOffset: offset, ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine }) }
+    return Lines.lines(backend, backend.resolve(path), readOptions, (n) => {
+      total += n
+      bytesRead += n
+    }).pipe(
+      Stream.runForEach((line) => Effect.sync(() => read.push(line))),
+      Effect.map((): TailRead => {
+        const last = read[read.length - 1]
+        return { lines: read, endOffset: last === undefined ? offset : Lines.endOf(last), bytesRead }
+      })
+    )
+  }
+
+  const append = (path: string, lines: ReadonlyArray<string>, options: AppendOptions = {}) =>
+    Effect.suspend(() => {
+      const abs = backend.resolve(path)
+      const index = lines.findIndex((line) => line.includes("\n"))
+      if (index !== -1) {
+        return Effect.fail(
+          new FileSystemError({ path: abs, operation: "append", detail: `line ${index} of the batch contains a newline` })
+        )
+      }
+      if (lines.length === 0) {
+        return backend.stat(abs).pipe(Effect.map((stat) => {
+          const size = Option.match(stat, { onNone: () => 0, onSome: (s) => s.size })
+          return { offset: size, bytesWritten: 0, prefixedNewline: false, size }
+        }))
+      }
+      const bytes = encoder.encode(lines.join("\n") + "\n")
+      return backend.append(abs, bytes, { fsync: options.durability === "fsync", create: options.create ?? true })
+    })
+
+  const rewrite = <E, R>(path: string, content: RewriteContent<E, R>): Effect.Effect<void, FileSystemError | E, R> =>
+    Effect.gen(function*() {
+      const abs = backend.resolve(path)
+      const dir = backend.dirname(abs)
+      yield* backend.makeDirectory(dir)
+      const temp = backend.join(dir, `.${backend.basename(abs)}.${backend.pid}.${tempCounter++}.${yield* hex8}.tmp`)
+      const handle = yield* backend.createExclusive(temp)
+      const written = Effect.gen(function*() {
+        if (typeof content === "string") {
+          yield* handle.write(encoder.encode(content))
+        } else if (content instanceof Uint8Array) {
+          yield* handle.write(content)
+        } else {
+          yield* Stream.runForEach(
+            content,
+            (piece) => handle.write(typeof piece === "string" ? encoder.encode(piece) : piece)
+          )
+        }
+        yield* handle.sync
+        yield* handle.close
+        yield* backend.rename(temp, abs).pipe(
+          Effect.catchTag("FileNotFoundError", (e) =>
+            Effect.fail(new FileSystemError({ path: e.path, operation: "rename", code: "ENOENT", detail: "vanished" })))
+        )
+        yield* backend.syncDirectory(dir)
+      })
+      yield* written.pipe(
+        Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : Effect.zipRight(handle.close, backend.remove(temp).pipe(Effect.ignore)))
+      )
+    })
+
+  const backup = (path: string, options: BackupOptions = {}) =>
+    Effect.gen(function*() {
+      const abs = backend.resolve(path)
+      const now = yield* Clock.currentTimeMillis
+      const stamp = new Date(now).toISOString().replace(/[:.]/g, "-")
+      const target = `${abs}.${options.label ?? "backup"}-${stamp}-${yield* hex8}.jsonl`
+      yield* backend.copyExclusive(abs, target)
+      return target
+    })
+
+  return {
+    lines,
+    readFrom,
+    append,
+    rewrite,
+    backup,
+    bytesRead: Effect.sync(() => total)
+  } satisfies TranscriptFileShape
+})
+
+/** The Node layer (node:fs). */
+export const layer: Layer.Layer<TranscriptFile> = Layer.effect(TranscriptFile, make).pipe(Layer.provide(NodeBackend.layer))
+
+/** The in-memory layer over the `MemoryFileSystem` in context. */
+export const layerMemory: Layer.Layer<TranscriptFile, never, MemoryFileSystem> = Layer.effect(TranscriptFile, make).pipe(
+  Layer.provide(backendLayer)
+)

@@ -1,0 +1,153 @@
+/**
+ * The primitive backend over a `MemoryVolume`.
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as posix from "node:path/posix"
+import { FileNotFoundError, FileSystemError } from "../StoreError.js"
+import type { Backend, LockRegistry, StatInfo } from "./backend.js"
+import { makeLockRegistry } from "./backend.js"
+import type { Inode, MemoryVolume } from "./memoryVolume.js"
+import { VolumeError } from "./memoryVolume.js"
+
+const fsError = (path: string, operation: string, error: unknown, offset?: number): FileSystemError =>
+  new FileSystemError({
+    path,
+    operation,
+    detail: error instanceof Error ? error.message : String(error),
+    ...(error instanceof VolumeError ? { code: error.code } : {}),
+    ...(offset === undefined ? {} : { offset })
+  })
+
+const orNotFound = (path: string, operation: string) => (error: unknown): FileNotFoundError | FileSystemError =>
+  error instanceof VolumeError && error.code === "ENOENT"
+    ? new FileNotFoundError({ path, operation })
+    : fsError(path, operation, error)
+
+const toStat = (inode: Inode): StatInfo => ({
+  dev: 1n,
+  ino: inode.ino,
+  size: inode.size,
+  mtimeNs: inode.mtimeNs,
+  mode: inode.mode
+})
+
+const NEWLINE = new Uint8Array([0x0a])
+
+const registries = new WeakMap<MemoryVolume, LockRegistry>()
+
+/** The backend over an in-memory volume (the in-process lock state is per volume). */
+export const memoryBackend = (volume: MemoryVolume): Backend => {
+  const held = new Map<string, string>()
+  let locks = registries.get(volume)
+  if (locks === undefined) {
+    locks = makeLockRegistry()
+    registries.set(volume, locks)
+  }
+  return {
+    resolve: (path) => volume.resolve(path),
+    dirname: (path) => posix.dirname(path),
+    basename: (path) => posix.basename(path),
+    join: (dir, name) => posix.join(dir, name),
+    canonical: (path) => volume.resolve(path),
+    stat: (path) =>
+      Effect.sync(() => {
+        const inode = volume.inode(path)
+        return inode === undefined ? Option.none() : Option.some(toStat(inode))
+      }),
+    readTail: (path, length, end) =>
+      Effect.try({
+        try: () => {
+          const inode = volume.require(path, "read")
+          const stop = Math.min(end ?? inode.size, inode.size)
+          const start = Math.max(0, stop - length)
+          return { stat: toStat(inode), bytes: inode.data.slice(start, stop) }
+        },
+        catch: orNotFound(path, "read")
+      }),
+    openRead: (path) =>
+      Effect.try({
+        try: () => {
+          const inode = volume.require(path, "open")
+          return {
+            read: (position: number, length: number) =>
+              Effect.sync(() => inode.data.slice(Math.min(position, inode.size), Math.min(position + length, inode.size)))
+          }
+        },
+        catch: orNotFound(path, "open")
+      }),
+    append: (path, bytes, options) =>
+      Effect.try({
+        try: () => {
+          let inode = volume.inode(path)
+          if (inode === undefined) {
+            if (!options.create) throw new VolumeError("ENOENT", path, "append")
+            volume.mkdir(posix.dirname(volume.resolve(path)))
+            inode = volume.create(path, "append")
+          }
+          const prefixedNewline = inode.size > 0 && inode.data[inode.size - 1] !== 0x0a
+          if (prefixedNewline) {
+            const joined = new Uint8Array(bytes.length + 1)
+            joined.set(NEWLINE, 0)
+            joined.set(bytes, 1)
+            volume.write(inode, joined)
+          } else {
+            volume.write(inode, bytes)
+          }
+          return {
+            offset: inode.size - bytes.length,
+            bytesWritten: bytes.length + (prefixedNewline ? 1 : 0),
+            prefixedNewline,
+            size: inode.size
+          }
+        },
+        catch: orNotFound(path, "append")
+      }),
+    createExclusive: (path) =>
+      Effect.try({
+        try: () => {
+          const inode = volume.create(path, "create")
+          return {
+            write: (bytes: Uint8Array) => Effect.sync(() => volume.write(inode, bytes)),
+            sync: Effect.void,
+            close: Effect.void
+          }
+        },
+        catch: (e) => fsError(path, "create", e)
+      }),
+    readFile: (path) =>
+      Effect.sync(() => {
+        const inode = volume.inode(path)
+        return inode === undefined
+          ? Option.none()
+          : Option.some({ bytes: inode.data.slice(0, inode.size), ino: inode.ino, mtimeNs: inode.mtimeNs })
+      }),
+    rename: (from, to) => Effect.try({ try: () => volume.rename(from, to), catch: orNotFound(from, "rename") }),
+    remove: (path) => Effect.sync(() => void volume.remove(path)),
+    link: (existing, to) =>
+      Effect.try({
+        try: () => {
+          const inode = volume.require(existing, "link")
+          volume.linkInode(inode, to)
+        },
+        catch: orNotFound(existing, "link")
+      }),
+    copyExclusive: (from, to) =>
+      Effect.try({
+        try: () => {
+          const source = volume.require(from, "backup")
+          volume.write(volume.create(to, "backup"), source.data.slice(0, source.size))
+        },
+        catch: orNotFound(from, "backup")
+      }),
+    makeDirectory: (dir) => Effect.sync(() => volume.mkdir(dir)),
+    syncDirectory: () => Effect.void,
+    hostname: volume.hostname,
+    pid: volume.pid,
+    isAlive: (pid) => volume.isAlive(pid),
+    starttime: (pid) => volume.starttime(pid),
+    registerHeld: (lockPath, token) => void held.set(lockPath, token),
+    unregisterHeld: (lockPath) => void held.delete(lockPath),
+    locks
+  }
+}

@@ -1,0 +1,311 @@
+/**
+ * The Node implementation of the primitive backend: node:fs directly, because
+ * `@effect/platform`'s `FileSystem` has no bigint/ns stat, no O_APPEND read-back of the last byte
+ * and no folder fsync. Small operations are synchronous (like the references' appendFileSync);
+ * streaming reads are asynchronous so that a 600 MB open does not block other fibers.
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import { FileNotFoundError, FileSystemError } from "../StoreError.js"
+import type { Backend, FileContent, StatInfo, WriteHandle } from "./backend.js"
+import { FileBackend, hasCode, makeLockRegistry } from "./backend.js"
+
+const codeOf = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+    ? error.code
+    : undefined
+
+const fsError = (path: string, operation: string, error: unknown, offset?: number): FileSystemError => {
+  const code = codeOf(error)
+  return new FileSystemError({
+    path,
+    operation,
+    detail: error instanceof Error ? error.message : String(error),
+    ...(code === undefined ? {} : { code }),
+    ...(offset === undefined ? {} : { offset })
+  })
+}
+
+const orNotFound = (path: string, operation: string) => (error: unknown): FileNotFoundError | FileSystemError =>
+  hasCode(error, "ENOENT") ? new FileNotFoundError({ path, operation }) : fsError(path, operation, error)
+
+const toStat = (st: fs.BigIntStats): StatInfo => ({
+  dev: st.dev,
+  ino: st.ino,
+  size: Number(st.size),
+  mtimeNs: st.mtimeNs,
+  mode: Number(st.mode)
+})
+
+const writeFully = (fd: number, bytes: Uint8Array): void => {
+  let written = 0
+  while (written < bytes.length) {
+    written += fs.writeSync(fd, bytes, written, bytes.length - written)
+  }
+}
+
+const readFully = (fd: number, length: number, position: number): Uint8Array => {
+  const buffer = Buffer.allocUnsafe(length)
+  let read = 0
+  while (read < length) {
+    const n = fs.readSync(fd, buffer, read, length - read, position + read)
+    if (n === 0) break
+    read += n
+  }
+  return buffer.subarray(0, read)
+}
+
+const syncDirectory = (dir: string): void => {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(dir, "r")
+    fs.fsyncSync(fd)
+  } catch {
+    // some platforms (Windows, some network filesystems) refuse to sync a folder
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+// ---- locks held by this process, removed synchronously on exit and on SIGINT/SIGTERM ----
+
+const held = new Map<string, string>()
+const signals = ["SIGINT", "SIGTERM"] as const
+
+const removeHeldLocks = (): void => {
+  for (const [lockPath, token] of held) {
+    try {
+      const payload = JSON.parse(fs.readFileSync(lockPath, "utf8")) as { token?: unknown }
+      if (payload.token === token) fs.unlinkSync(lockPath)
+    } catch {
+      // gone or not ours any more
+    }
+  }
+  held.clear()
+}
+
+const onSignal = (signal: NodeJS.Signals): void => {
+  // only when nobody else handles the signal: then the default action (exit) is ours to keep
+  if (process.listenerCount(signal) === 1) {
+    removeHeldLocks()
+    uninstall()
+    process.kill(process.pid, signal)
+  }
+}
+
+let installed = false
+const install = (): void => {
+  if (installed) return
+  installed = true
+  process.on("exit", removeHeldLocks)
+  for (const signal of signals) process.on(signal, onSignal)
+}
+const uninstall = (): void => {
+  if (!installed) return
+  installed = false
+  process.removeListener("exit", removeHeldLocks)
+  for (const signal of signals) process.removeListener(signal, onSignal)
+}
+
+const readStarttime = (pid: number): number | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // fields after the command name "(...)" start at field 3; starttime is field 22
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const value = Number(fields[19])
+    return Number.isFinite(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const makeWriteHandle = (path: string, fd: number): WriteHandle => {
+  let closed = false
+  return {
+    write: (bytes) => Effect.try({ try: () => writeFully(fd, bytes), catch: (e) => fsError(path, "write", e) }),
+    sync: Effect.try({ try: () => fs.fsyncSync(fd), catch: (e) => fsError(path, "fsync", e) }),
+    close: Effect.sync(() => {
+      if (closed) return
+      closed = true
+      try {
+        fs.closeSync(fd)
+      } catch {
+        // already closed
+      }
+    })
+  }
+}
+
+/** The node:fs backend. */
+export const nodeBackend: Backend = {
+  resolve: (path) => nodePath.resolve(path),
+  dirname: (path) => nodePath.dirname(path),
+  basename: (path) => nodePath.basename(path),
+  join: (dir, name) => nodePath.join(dir, name),
+  canonical: (path) => {
+    const absolute = nodePath.resolve(path)
+    try {
+      return nodePath.join(fs.realpathSync(nodePath.dirname(absolute)), nodePath.basename(absolute))
+    } catch {
+      return absolute
+    }
+  },
+  stat: (path) =>
+    Effect.try({
+      try: () => {
+        const st = fs.statSync(path, { bigint: true, throwIfNoEntry: false })
+        return st === undefined ? Option.none() : Option.some(toStat(st))
+      },
+      catch: (e) => fsError(path, "stat", e)
+    }),
+  readTail: (path, length, end) =>
+    Effect.try({
+      try: () => {
+        const fd = fs.openSync(path, "r")
+        try {
+          const stat = toStat(fs.fstatSync(fd, { bigint: true }))
+          const stop = Math.min(end ?? stat.size, stat.size)
+          const start = Math.max(0, stop - length)
+          return { stat, bytes: readFully(fd, stop - start, start) }
+        } finally {
+          fs.closeSync(fd)
+        }
+      },
+      catch: orNotFound(path, "read")
+    }),
+  openRead: (path) =>
+    Effect.acquireRelease(
+      Effect.tryPromise({ try: () => fs.promises.open(path, "r"), catch: orNotFound(path, "open") }),
+      (handle) => Effect.promise(() => handle.close()).pipe(Effect.ignore)
+    ).pipe(Effect.map((handle) => ({
+      read: (position: number, length: number) =>
+        Effect.tryPromise({
+          try: async () => {
+            const buffer = Buffer.allocUnsafe(length)
+            const { bytesRead } = await handle.read(buffer, 0, length, position)
+            return buffer.subarray(0, bytesRead)
+          },
+          catch: (e) => fsError(path, "read", e, position)
+        })
+    }))),
+  append: (path, bytes, options) =>
+    Effect.try({
+      try: () => {
+        const flags = fs.constants.O_APPEND | fs.constants.O_RDWR | (options.create ? fs.constants.O_CREAT : 0)
+        let created = false
+        let fd: number
+        try {
+          fd = fs.openSync(path, flags, 0o600)
+        } catch (error) {
+          if (!options.create || !hasCode(error, "ENOENT")) throw error
+          fs.mkdirSync(nodePath.dirname(path), { recursive: true, mode: 0o700 })
+          fd = fs.openSync(path, flags, 0o600)
+          created = true
+        }
+        try {
+          const before = Number(fs.fstatSync(fd).size)
+          created ||= before === 0
+          let prefixedNewline = false
+          if (before > 0) {
+            const last = readFully(fd, 1, before - 1)
+            prefixedNewline = last[0] !== 0x0a
+          }
+          const payload = prefixedNewline ? Buffer.concat([Buffer.from([0x0a]), bytes]) : bytes
+          writeFully(fd, payload)
+          if (options.fsync) fs.fsyncSync(fd)
+          const size = Number(fs.fstatSync(fd).size)
+          if (options.fsync && created) syncDirectory(nodePath.dirname(path))
+          return { offset: size - bytes.length, bytesWritten: payload.length, prefixedNewline, size }
+        } finally {
+          fs.closeSync(fd)
+        }
+      },
+      catch: orNotFound(path, "append")
+    }),
+  createExclusive: (path) =>
+    Effect.try({
+      try: () => makeWriteHandle(path, fs.openSync(path, "wx", 0o600)),
+      catch: (e) => fsError(path, "create", e)
+    }),
+  readFile: (path) =>
+    Effect.try({
+      try: (): Option.Option<FileContent> => {
+        let fd: number
+        try {
+          fd = fs.openSync(path, "r")
+        } catch (error) {
+          if (hasCode(error, "ENOENT")) return Option.none()
+          throw error
+        }
+        try {
+          const st = fs.fstatSync(fd, { bigint: true })
+          return Option.some({ bytes: readFully(fd, Number(st.size), 0), ino: st.ino, mtimeNs: st.mtimeNs })
+        } finally {
+          fs.closeSync(fd)
+        }
+      },
+      catch: (e) => fsError(path, "read", e)
+    }),
+  rename: (from, to) => Effect.try({ try: () => fs.renameSync(from, to), catch: orNotFound(from, "rename") }),
+  remove: (path) =>
+    Effect.try({
+      try: () => {
+        try {
+          fs.unlinkSync(path)
+        } catch (error) {
+          if (!hasCode(error, "ENOENT")) throw error
+        }
+      },
+      catch: (e) => fsError(path, "remove", e)
+    }),
+  link: (existing, to) => Effect.try({ try: () => fs.linkSync(existing, to), catch: orNotFound(existing, "link") }),
+  copyExclusive: (from, to) =>
+    Effect.try({
+      try: () => {
+        fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL)
+        fs.chmodSync(to, 0o600)
+        const fd = fs.openSync(to, "r")
+        try {
+          fs.fsyncSync(fd)
+        } finally {
+          fs.closeSync(fd)
+        }
+      },
+      catch: orNotFound(from, "backup")
+    }),
+  makeDirectory: (dir) =>
+    Effect.try({
+      try: () => void fs.mkdirSync(dir, { recursive: true, mode: 0o700 }),
+      catch: (e) => fsError(dir, "mkdir", e)
+    }),
+  syncDirectory: (dir) => Effect.sync(() => syncDirectory(dir)),
+  hostname: os.hostname(),
+  pid: process.pid,
+  isAlive: (pid) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (error) {
+      if (hasCode(error, "ESRCH")) return false
+      if (hasCode(error, "EPERM")) return true
+      return undefined
+    }
+  },
+  starttime: readStarttime,
+  registerHeld: (lockPath, token) => {
+    held.set(lockPath, token)
+    install()
+  },
+  unregisterHeld: (lockPath) => {
+    held.delete(lockPath)
+    if (held.size === 0) uninstall()
+  },
+  locks: makeLockRegistry()
+}
+
+/** The Node backend as a layer. */
+export const layer: Layer.Layer<FileBackend> = Layer.succeed(FileBackend, nodeBackend)
