@@ -1,4 +1,18 @@
 /**
- * Placeholder: this package is not built yet. See its README for what it will hold.
+ * `@branchlog/sessions-semantics`: session keys (grammar, normalising, shapes), session kinds and
+ * chat types, and session lifecycle and transcript events.
+ *
+ * @since 0.1.0
  */
-export {}
+
+/** Agent ids: the pattern, sanitising, the default `main`. */
+export * as AgentId from "./AgentId.js"
+
+/** Session keys: parse, format, normalise, shapes, threads, sub-agents. */
+export * as SessionKey from "./SessionKey.js"
+
+/** Session kinds and chat types derived from keys and store entries. */
+export * as SessionKind from "./SessionKind.js"
+
+/** Lifecycle and transcript events: the `SessionEvents` service and its listener API. */
+export * as SessionEvents from "./SessionEvents.js"
