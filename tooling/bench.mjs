@@ -34,7 +34,11 @@ export const ms = (value) => (value < 10 ? value.toFixed(2) : value.toFixed(1)) 
 /** Formats a rate per second with a unit. */
 export const rate = (count, millis, unit) => {
   const perSecond = count / (millis / 1000)
-  return perSecond >= 1e6 ? `${(perSecond / 1e6).toFixed(2)} M${unit}/s` : perSecond >= 1e3 ? `${(perSecond / 1e3).toFixed(1)} k${unit}/s` : `${perSecond.toFixed(1)} ${unit}/s`
+  return perSecond >= 1e6
+    ? `${(perSecond / 1e6).toFixed(2)} M${unit}/s`
+    : perSecond >= 1e3
+    ? `${(perSecond / 1e3).toFixed(1)} k${unit}/s`
+    : `${perSecond.toFixed(1)} ${unit}/s`
 }
 
 /** Prints rows as an aligned table. `rows` are arrays of strings; the first is the heading. */

@@ -23,7 +23,12 @@ const turbo = spawnSync(
   {
     cwd: root,
     stdio: "inherit",
-    env: { ...process.env, BRANCHLOG_TEST_JSON: resultsFile, TURBO_TELEMETRY_DISABLED: "1", FORCE_COLOR: process.env.FORCE_COLOR ?? "0" }
+    env: {
+      ...process.env,
+      BRANCHLOG_TEST_JSON: resultsFile,
+      TURBO_TELEMETRY_DISABLED: "1",
+      FORCE_COLOR: process.env.FORCE_COLOR ?? "0"
+    }
   }
 )
 

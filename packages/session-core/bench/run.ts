@@ -60,10 +60,26 @@ for (const entries of [10_000, 100_000]) {
     `${rate(entries, ours, " entries")}, ${(megabytes / (ours / 1000)).toFixed(0)} MB/s`
   ])
   const whole = measure(() => SessionState.fromRecords(Line.parseText(text)), { runs })
-  rows.push(["fold from one string (Line.parseText)", String(entries), megabytes.toFixed(1), ms(whole), "", ratio(whole, bare), ""])
+  rows.push([
+    "fold from one string (Line.parseText)",
+    String(entries),
+    megabytes.toFixed(1),
+    ms(whole),
+    "",
+    ratio(whole, bare),
+    ""
+  ])
   const state = fold(split)
   const tree = measure(() => Tree.getTree(state), { runs })
-  rows.push(["getTree (branchy)", String(entries), megabytes.toFixed(1), ms(tree), "", "", rate(entries, tree, " nodes")])
+  rows.push([
+    "getTree (branchy)",
+    String(entries),
+    megabytes.toFixed(1),
+    ms(tree),
+    "",
+    "",
+    rate(entries, tree, " nodes")
+  ])
 }
 
 {

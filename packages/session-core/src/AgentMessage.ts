@@ -144,7 +144,7 @@ const knownRoles = ["user", "assistant", "toolResult", "bashExecution", "custom"
 /** A message of a role this library does not know (kept and passed through as it is). */
 export const OtherMessage = Schema.Struct({
   role: Schema.String.pipe(
-    Schema.minLength(1),
+    Schema.filter((role) => role.trim().length > 0, { message: () => "a role must not be blank" }),
     Schema.filter((role) => !(knownRoles as ReadonlyArray<string>).includes(role), {
       message: () => "a known role must match its own shape"
     })

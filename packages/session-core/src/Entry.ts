@@ -28,11 +28,14 @@ export const SessionHeader = Schema.Struct({
 /** The session header. `timestamp` and `cwd` are optional when reading (absent ⇒ unknown). */
 export type SessionHeader = typeof SessionHeader.Type
 
-const NonEmptyString = Schema.String.pipe(Schema.minLength(1))
+/** A string with something other than white space in it (the references' `readNonEmptyString`). */
+const NonBlankString = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length > 0, { message: () => "must not be blank" })
+)
 
 /** Fields every entry carries. `appendMode: "side"` is OpenClaw's side-branch append. */
 const base = {
-  id: NonEmptyString,
+  id: NonBlankString,
   parentId: Schema.NullOr(Schema.String),
   timestamp: Schema.String,
   appendMode: Schema.optional(Schema.Literal("side"))
@@ -169,7 +172,7 @@ export const entryTypes: ReadonlyArray<EntryType> = [
  */
 export const LeafControl = Schema.Struct({
   type: Schema.Literal("leaf"),
-  id: NonEmptyString,
+  id: NonBlankString,
   parentId: Schema.NullOr(Schema.String),
   timestamp: Schema.String,
   targetId: Schema.NullOr(Schema.String),

@@ -70,7 +70,8 @@ export type ParsedLine = HeaderLine | EntryLine | LeafControlLine | OpaqueLine |
 export type Row = Exclude<ParsedLine, BlankLine>
 
 /** `true` for an empty or white-space-only line (a JSON object line starts with `{`: no scan). */
-const isBlank = (text: string): boolean => text.length === 0 || (text.charCodeAt(0) !== 0x7b && text.trim().length === 0)
+const isBlank = (text: string): boolean =>
+  text.length === 0 || (text.charCodeAt(0) !== 0x7b && text.trim().length === 0)
 
 /**
  * Parses one line (without its `\n`). `line` (1-based) and `offset` (bytes) say where it sits in

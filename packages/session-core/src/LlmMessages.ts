@@ -22,7 +22,8 @@ export const COMPACTION_SUMMARY_PREFIX =
 /** What follows a compaction summary. */
 export const COMPACTION_SUMMARY_SUFFIX = "\n</summary>"
 /** What precedes a branch summary. */
-export const BRANCH_SUMMARY_PREFIX = "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
+export const BRANCH_SUMMARY_PREFIX =
+  "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n"
 /** What follows a branch summary. */
 export const BRANCH_SUMMARY_SUFFIX = "</summary>"
 
@@ -37,7 +38,9 @@ export const bashExecutionToText = (message: BashExecutionMessage): string => {
   else if (message.exitCode !== null && message.exitCode !== undefined && message.exitCode !== 0) {
     text += `\n\nCommand exited with code ${message.exitCode}`
   }
-  if (message.truncated && message.fullOutputPath) text += `\n\n[Output truncated. Full output: ${message.fullOutputPath}]`
+  if (message.truncated && message.fullOutputPath) {
+    text += `\n\n[Output truncated. Full output: ${message.fullOutputPath}]`
+  }
   return text
 }
 
@@ -59,8 +62,13 @@ export const convertMessage = (message: ContextMessage): LlmMessage | undefined 
       return bash.excludeFromContext ? undefined : userText(bashExecutionToText(bash), bash.timestamp)
     }
     case "custom": {
-      const custom = message as { readonly content: string | ReadonlyArray<TextContent | ImageContent>; readonly timestamp: number }
-      const content = typeof custom.content === "string" ? [{ type: "text" as const, text: custom.content }] : custom.content
+      const custom = message as {
+        readonly content: string | ReadonlyArray<TextContent | ImageContent>
+        readonly timestamp: number
+      }
+      const content = typeof custom.content === "string"
+        ? [{ type: "text" as const, text: custom.content }]
+        : custom.content
       return { role: "user", content, timestamp: custom.timestamp }
     }
     case "branchSummary": {

@@ -18,8 +18,8 @@
  * @since 0.1.0
  */
 import { CURRENT_SESSION_VERSION, type Entry, type SessionHeader } from "./Entry.js"
-import type { EntryLine, HeaderLine, OpaqueLine, ParsedLine } from "./Line.js"
 import { classify } from "./internal/classify.js"
+import type { EntryLine, HeaderLine, OpaqueLine, ParsedLine } from "./Line.js"
 
 /** Mints a fresh entry id that is not in `taken`. */
 export type MintId = (taken: ReadonlySet<string>) => string
@@ -48,7 +48,8 @@ const withHeaderVersion = (line: HeaderLine, version: number): HeaderLine => ({
 const v1ToV2 = (lines: ReadonlyArray<ParsedLine>, mintId: MintId): Array<ParsedLine> => {
   // canonical rows of a legacy file may have no id yet: they are parsed as opaque rows
   const canonical = (line: ParsedLine): boolean =>
-    line._tag === "Entry" || (line._tag === "Opaque" && classify(line.value as Record<string, unknown>, { legacy: true }) === "entry")
+    line._tag === "Entry" ||
+    (line._tag === "Opaque" && classify(line.value as Record<string, unknown>, { legacy: true }) === "entry")
   const taken = new Set<string>()
   for (const line of lines) {
     if (line._tag === "Opaque" && typeof line.value.id === "string" && !canonical(line)) taken.add(line.value.id)
@@ -75,7 +76,11 @@ const v1ToV2 = (lines: ReadonlyArray<ParsedLine>, mintId: MintId): Array<ParsedL
       out.push(line)
       continue
     }
-    const source = ((line as EntryLine)._tag === "Entry" ? (line as EntryLine).entry : (line as OpaqueLine).value) as Record<string, unknown>
+    const source =
+      ((line as EntryLine)._tag === "Entry" ? (line as EntryLine).entry : (line as OpaqueLine).value) as Record<
+        string,
+        unknown
+      >
     const id = mintId(taken)
     taken.add(id)
     const entry: Record<string, unknown> = { ...source, id, parentId: previousId }
@@ -100,7 +105,9 @@ const v1ToV2 = (lines: ReadonlyArray<ParsedLine>, mintId: MintId): Array<ParsedL
 const v2ToV3 = (lines: ReadonlyArray<ParsedLine>): Array<ParsedLine> =>
   lines.map((line) => {
     if (line._tag === "Header") return withHeaderVersion(line, 3)
-    if (line._tag === "Entry" && line.entry.type === "message" && (line.entry.message.role as string) === "hookMessage") {
+    if (
+      line._tag === "Entry" && line.entry.type === "message" && (line.entry.message.role as string) === "hookMessage"
+    ) {
       return { ...line, entry: { ...line.entry, message: { ...line.entry.message, role: "custom" } } as Entry }
     }
     return line

@@ -95,7 +95,11 @@ export const firstKeptEntryId = (state: SessionState.SessionState, compaction: C
 }
 
 /** Walks up from `start` by written parents and opaque links; the canonical entry met just before `target`. */
-const firstCanonicalBelowOnBranch = (state: SessionState.SessionState, target: string, start: string | null): string | null => {
+const firstCanonicalBelowOnBranch = (
+  state: SessionState.SessionState,
+  target: string,
+  start: string | null
+): string | null => {
   const seen = new Set<string>()
   let previous: string | null = null
   let id = start

@@ -21,11 +21,11 @@
  * @since 0.1.0
  */
 import type { Entry, LabelEntry, LeafControl, SessionHeader, SessionInfoEntry } from "./Entry.js"
+import { isNonBlank } from "./internal/classify.js"
+import * as internal from "./internal/state.js"
 import type { CorruptLine, HeaderLine, ParsedLine, Row } from "./Line.js"
 import * as Line from "./Line.js"
 import * as Migration from "./Migration.js"
-import { isNonBlank } from "./internal/classify.js"
-import * as internal from "./internal/state.js"
 
 /** A label and the timestamp of the label entry that set it. */
 export type LabelInfo = internal.LabelInfo
@@ -95,7 +95,9 @@ const arrived = (state: internal.MutableState, id: string): void => {
 const applyLeafControl = (state: internal.MutableState, control: LeafControl): void => {
   arrived(state, control.id)
   const appendParent = control.appendParentId
-  if (!isKnownToControl(state, control.targetId) || (appendParent !== undefined && !isKnownToControl(state, appendParent))) {
+  if (
+    !isKnownToControl(state, control.targetId) || (appendParent !== undefined && !isKnownToControl(state, appendParent))
+  ) {
     state.invalidLeafControls.add(control.id)
     state.opaqueParents.set(control.id, resolveAppendParent(state, control.parentId))
     return
@@ -130,7 +132,8 @@ const applyEntry = (state: internal.MutableState, entry: Entry, line: number, of
   state.parents.push(
     state.reshaped
       ? -1
-      : position > 0 && entry.parentId === previousAppendParent && previousAppendParent === state.entries[position - 1]!.id &&
+      : position > 0 && entry.parentId === previousAppendParent &&
+          previousAppendParent === state.entries[position - 1]!.id &&
           state.logicalParents.size === 0 && previousAppendParent !== entry.id
       ? position - 1 // the common case: written under the entry just before it
       : internal.parentPositionAt(state, position, true)
@@ -170,7 +173,10 @@ export const apply = (state: SessionState, line: ParsedLine): SessionState => {
       break
     case "Opaque": {
       const value = line.value
-      if (isNonBlank(value.id) && Object.hasOwn(value, "parentId") && (value.parentId === null || typeof value.parentId === "string")) {
+      if (
+        isNonBlank(value.id) && Object.hasOwn(value, "parentId") &&
+        (value.parentId === null || typeof value.parentId === "string")
+      ) {
         arrived(s, value.id)
         s.opaqueParents.set(value.id, value.parentId)
         s.appendParentId = value.id
@@ -195,7 +201,10 @@ export const fromRecords = (lines: Iterable<ParsedLine>): SessionState => {
  * Parses a whole file's text, migrates it in memory (ids from `mintId`) and folds it. `migrated`
  * says whether the text is of an older version (a store would rewrite the file).
  */
-export const fromText = (text: string, mintId: Migration.MintId): { readonly state: SessionState; readonly migrated: boolean } => {
+export const fromText = (
+  text: string,
+  mintId: Migration.MintId
+): { readonly state: SessionState; readonly migrated: boolean } => {
   const migration = Migration.migrate(Line.parseText(text), mintId)
   return { state: fromRecords(migration.lines), migrated: migration.changed }
 }
@@ -247,7 +256,10 @@ export const rows = (state: SessionState): Array<Row> => {
 }
 
 /** The line number and byte offset an entry was read from (the last row for a duplicate id). */
-export const positionOf = (state: SessionState, id: string): { readonly line: number; readonly offset: number } | undefined => {
+export const positionOf = (
+  state: SessionState,
+  id: string
+): { readonly line: number; readonly offset: number } | undefined => {
   const s = mutable(state)
   const position = s.positions.get(id)
   return position === undefined ? undefined : { line: s.entryLines[position]!, offset: s.entryOffsets[position]! }

@@ -11,8 +11,8 @@
  * @since 0.1.0
  */
 import type { CompactionEntry, Entry } from "./Entry.js"
-import type * as SessionState from "./SessionState.js"
 import * as internal from "./internal/state.js"
+import type * as SessionState from "./SessionState.js"
 
 const mutable = (state: SessionState.SessionState): internal.MutableState => state as internal.MutableState
 
@@ -87,7 +87,8 @@ export const getChildren = (state: SessionState.SessionState, parentId: string |
 }
 
 /** The label of an entry, if one is set. */
-export const getLabel = (state: SessionState.SessionState, id: string): string | undefined => state.labels.get(id)?.label
+export const getLabel = (state: SessionState.SessionState, id: string): string | undefined =>
+  state.labels.get(id)?.label
 
 /**
  * The path from the root to `fromId` (default: the visible leaf), root first. `[]` for `null` or

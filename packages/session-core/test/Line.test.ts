@@ -22,8 +22,20 @@ describe("Line.parse", () => {
 
   it.each([
     ["an unknown type", { type: "openclaw.delivery", id: "x", parentId: null }],
-    ["a message without role", { type: "message", id: "x", parentId: null, timestamp: "t", message: { content: "hi" } }],
-    ["a message with a blank role", { type: "message", id: "x", parentId: null, timestamp: "t", message: { role: " " } }],
+    ["a message without role", {
+      type: "message",
+      id: "x",
+      parentId: null,
+      timestamp: "t",
+      message: { content: "hi" }
+    }],
+    ["a message with a blank role", {
+      type: "message",
+      id: "x",
+      parentId: null,
+      timestamp: "t",
+      message: { role: " " }
+    }],
     ["a message without message", { type: "message", id: "x", parentId: null, timestamp: "t" }],
     ["a canonical row without id", { type: "custom", parentId: null, customType: "c" }],
     ["a canonical row with a blank id", { type: "custom", id: "  ", parentId: null, customType: "c" }],
@@ -87,6 +99,8 @@ describe("Line.parseText", () => {
 describe("Line.serialize", () => {
   it("omits undefined fields as JSON.stringify does", () => {
     const entry = { type: "label", id: "l1", parentId: "a", timestamp: "t", targetId: "a", label: undefined }
-    expect(Line.stringify(entry as never)).toBe("{\"type\":\"label\",\"id\":\"l1\",\"parentId\":\"a\",\"timestamp\":\"t\",\"targetId\":\"a\"}")
+    expect(Line.stringify(entry as never)).toBe(
+      "{\"type\":\"label\",\"id\":\"l1\",\"parentId\":\"a\",\"timestamp\":\"t\",\"targetId\":\"a\"}"
+    )
   })
 })

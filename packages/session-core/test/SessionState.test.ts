@@ -36,14 +36,25 @@ describe("SessionState: leaf and append parent", () => {
   })
 
   it("ignores a leaf control that names an unknown or later id, and keeps it", () => {
-    const state = stateOf(header(), user("a", null), leaf("l1", "a", "zzz"), leaf("l2", "a", "a", { appendParentId: "b" }), user("b", "a"))
+    const state = stateOf(
+      header(),
+      user("a", null),
+      leaf("l1", "a", "zzz"),
+      leaf("l2", "a", "a", { appendParentId: "b" }),
+      user("b", "a")
+    )
     expect([...state.invalidLeafControls]).toEqual(["l1", "l2"])
     expect(state.leafId).toBe("b")
     expect(SessionState.rows(state).filter((r) => r._tag === "LeafControl")).toHaveLength(2)
   })
 
   it("resolves a leaf control that targets an opaque row to its canonical ancestor", () => {
-    const state = stateOf(header(), user("a", null), { type: "x.note", id: "o1", parentId: "a" }, leaf("l1", "o1", "o1"))
+    const state = stateOf(
+      header(),
+      user("a", null),
+      { type: "x.note", id: "o1", parentId: "a" },
+      leaf("l1", "o1", "o1")
+    )
     expect(state.leafId).toBe("a")
   })
 
@@ -127,7 +138,14 @@ describe("SessionState: what it records", () => {
   })
 
   it("keeps every row but blank lines, in file order", () => {
-    const state = stateOf(header(), user("a", null), "not json", { type: "x", id: "o", parentId: "a" }, "   ", leaf("l", "o", "a"))
+    const state = stateOf(
+      header(),
+      user("a", null),
+      "not json",
+      { type: "x", id: "o", parentId: "a" },
+      "   ",
+      leaf("l", "o", "a")
+    )
     expect(SessionState.rows(state).map((r) => r._tag)).toEqual(["Header", "Entry", "Corrupt", "Opaque", "LeafControl"])
   })
 

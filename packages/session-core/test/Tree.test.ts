@@ -53,7 +53,10 @@ describe("Tree.getTree", () => {
     )
     const tree = JsonView.tree(state)
     // c was written under the append parent (o3) while the leaf was b: OpenClaw hangs it under the leaf
-    expect(tree.nodes.map((n) => [n.id, n.parentId])).toEqual([["a", null], ["b", "a"], ["c", "b"], ["d", "a"], ["e", null]])
+    expect(tree.nodes.map((n) => [n.id, n.parentId])).toEqual([["a", null], ["b", "a"], ["c", "b"], ["d", "a"], [
+      "e",
+      null
+    ]])
     expect(Tree.getChildren(state, "a").map((e) => e.id)).toEqual(["b", "d"])
   })
 
@@ -130,15 +133,32 @@ describe("Tree: names and compactions", () => {
   it("takes the latest session_info on any branch, trimmed; an empty name clears it", () => {
     const named = stateOf(header(), user("a", null), entry("session_info", "n1", "a", { name: "  My session  " }))
     expect(Tree.getSessionName(named)).toBe("My session")
-    const cleared = stateOf(header(), user("a", null), entry("session_info", "n1", "a", { name: "x" }), entry("session_info", "n2", "n1", { name: "  " }))
+    const cleared = stateOf(
+      header(),
+      user("a", null),
+      entry("session_info", "n1", "a", { name: "x" }),
+      entry("session_info", "n2", "n1", { name: "  " })
+    )
     expect(Tree.getSessionName(cleared)).toBeUndefined()
-    const otherBranch = stateOf(header(), user("a", null), entry("session_info", "n1", "a", { name: "side" }), user("b", "a"))
+    const otherBranch = stateOf(
+      header(),
+      user("a", null),
+      entry("session_info", "n1", "a", { name: "side" }),
+      user("b", "a")
+    )
     expect(Tree.getSessionName(otherBranch)).toBe("side")
     expect(Tree.getSessionName(stateOf(header()))).toBeUndefined()
   })
 
   it("finds the latest compaction in file order", () => {
-    const state = stateOf(header(), user("a", null), compaction("c1", "a", "a"), assistant("b", "c1"), compaction("c2", "b", "b"), user("z", "a"))
+    const state = stateOf(
+      header(),
+      user("a", null),
+      compaction("c1", "a", "a"),
+      assistant("b", "c1"),
+      compaction("c2", "b", "b"),
+      user("z", "a")
+    )
     expect(Tree.getLatestCompaction(state)?.id).toBe("c2")
     expect(Tree.getLatestCompaction(stateOf(header(), user("a", null)))).toBeUndefined()
   })

@@ -19,7 +19,24 @@ export const prng = (seed: number) => {
   }
 }
 
-const words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu", "naïve", "café", "\"quoted\"", "<tag/>"]
+const words = [
+  "alpha",
+  "beta",
+  "gamma",
+  "delta",
+  "epsilon",
+  "zeta",
+  "eta",
+  "theta",
+  "iota",
+  "kappa",
+  "lambda",
+  "mu",
+  "naïve",
+  "café",
+  "\"quoted\"",
+  "<tag/>"
+]
 
 /** Options of {@link session}. */
 export interface SessionOptions {
@@ -51,8 +68,9 @@ export const session = (options: SessionOptions): Array<Record<string, unknown>>
     const base = { id, parentId: parent, timestamp: new Date(clock).toISOString() }
     const kind = i % 10
     let row: Record<string, unknown>
-    if (kind === 0) row = { type: "message", ...base, message: { role: "user", content: `user: ${text(20)}`, timestamp: clock } }
-    else if (kind === 1 || kind === 4 || kind === 7) {
+    if (kind === 0) {
+      row = { type: "message", ...base, message: { role: "user", content: `user: ${text(20)}`, timestamp: clock } }
+    } else if (kind === 1 || kind === 4 || kind === 7) {
       row = {
         type: "message",
         ...base,
@@ -61,12 +79,26 @@ export const session = (options: SessionOptions): Array<Record<string, unknown>>
           content: [
             { type: "thinking", thinking: `think: ${text(12)}` },
             { type: "text", text: `assistant: ${text(25)}` },
-            ...(kind !== 7 ? [{ type: "toolCall", id: `toolu_${id}`, name: "read", arguments: { path: `src/${words[i % 12]}.ts`, offset: i % 400 } }] : [])
+            ...(kind !== 7
+              ? [{
+                type: "toolCall",
+                id: `toolu_${id}`,
+                name: "read",
+                arguments: { path: `src/${words[i % 12]}.ts`, offset: i % 400 }
+              }]
+              : [])
           ],
           api: "anthropic-messages",
           provider: "anthropic",
           model: "claude-sonnet-4-5",
-          usage: { input: 4000 + i % 900, output: 1200, cacheRead: 0, cacheWrite: 0, totalTokens: 5200, cost: { input: 0.012, output: 0.018, cacheRead: 0, cacheWrite: 0, total: 0.03 } },
+          usage: {
+            input: 4000 + i % 900,
+            output: 1200,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 5200,
+            cost: { input: 0.012, output: 0.018, cacheRead: 0, cacheWrite: 0, total: 0.03 }
+          },
           stopReason: kind === 7 ? "stop" : "toolUse",
           timestamp: clock
         }
@@ -75,14 +107,31 @@ export const session = (options: SessionOptions): Array<Record<string, unknown>>
       row = {
         type: "message",
         ...base,
-        message: { role: "toolResult", toolCallId: `toolu_${ids[ids.length - 1] ?? id}`, toolName: "read", content: [{ type: "text", text: `output: ${text(40)}` }], isError: false, timestamp: clock }
+        message: {
+          role: "toolResult",
+          toolCallId: `toolu_${ids[ids.length - 1] ?? id}`,
+          toolName: "read",
+          content: [{ type: "text", text: `output: ${text(40)}` }],
+          isError: false,
+          timestamp: clock
+        }
       }
-    } else if (kind === 3) row = { type: "thinking_level_change", ...base, thinkingLevel: ["off", "low", "medium", "high"][i % 4] }
-    else if (kind === 6) row = { type: "label", ...base, targetId: ids[ids.length - 1] ?? id, label: `label ${i % 7}` }
-    else if (kind === 8) row = { type: "custom_message", ...base, customType: "note", content: text(10), display: true }
-    else row = i % 1000 === 9 && ids.length > 10
-      ? { type: "compaction", ...base, summary: `summary: ${text(60)}`, firstKeptEntryId: ids[ids.length - 8]!, tokensBefore: 50000, details: { readFiles: ["a.ts"], modifiedFiles: [] } }
-      : { type: "model_change", ...base, provider: "anthropic", modelId: "claude-sonnet-4-5" }
+    } else if (kind === 3) {
+      row = { type: "thinking_level_change", ...base, thinkingLevel: ["off", "low", "medium", "high"][i % 4] }
+    } else if (kind === 6) {
+      row = { type: "label", ...base, targetId: ids[ids.length - 1] ?? id, label: `label ${i % 7}` }
+    } else if (kind === 8) {
+      row = { type: "custom_message", ...base, customType: "note", content: text(10), display: true }
+    } else {row = i % 1000 === 9 && ids.length > 10
+        ? {
+          type: "compaction",
+          ...base,
+          summary: `summary: ${text(60)}`,
+          firstKeptEntryId: ids[ids.length - 8]!,
+          tokensBefore: 50000,
+          details: { readFiles: ["a.ts"], modifiedFiles: [] }
+        }
+        : { type: "model_change", ...base, provider: "anthropic", modelId: "claude-sonnet-4-5" }}
     rows.push(row)
     ids.push(id)
     parent = id

@@ -21,9 +21,14 @@ export const header = (extra: Record<string, unknown> = {}) => ({
 
 let clock = Date.parse("2026-01-01T00:00:00.000Z")
 /** A timestamp one second after the previous one. */
-export const tick = (): string => new Date((clock += 1000)).toISOString()
+export const tick = (): string => new Date(clock += 1000).toISOString()
 
-export const user = (id: string, parentId: string | null, text = `user ${id}`, extra: Record<string, unknown> = {}) => ({
+export const user = (
+  id: string,
+  parentId: string | null,
+  text = `user ${id}`,
+  extra: Record<string, unknown> = {}
+) => ({
   type: "message",
   id,
   parentId,
@@ -32,7 +37,13 @@ export const user = (id: string, parentId: string | null, text = `user ${id}`, e
   ...extra
 })
 
-export const assistant = (id: string, parentId: string | null, text = `assistant ${id}`, model = "model-a", extra: Record<string, unknown> = {}) => ({
+export const assistant = (
+  id: string,
+  parentId: string | null,
+  text = `assistant ${id}`,
+  model = "model-a",
+  extra: Record<string, unknown> = {}
+) => ({
   type: "message",
   id,
   parentId,
@@ -43,14 +54,26 @@ export const assistant = (id: string, parentId: string | null, text = `assistant
     api: "test",
     provider: "prov",
     model,
-    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage: {
+      input: 1,
+      output: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 2,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
+    },
     stopReason: "stop",
     timestamp: 2
   },
   ...extra
 })
 
-export const entry = (type: EntryT["type"], id: string, parentId: string | null, fields: Record<string, unknown> = {}) => ({
+export const entry = (
+  type: EntryT["type"],
+  id: string,
+  parentId: string | null,
+  fields: Record<string, unknown> = {}
+) => ({
   type,
   id,
   parentId,
@@ -64,7 +87,12 @@ export const compaction = (id: string, parentId: string | null, firstKeptEntryId
 export const label = (id: string, parentId: string | null, targetId: string, text?: string) =>
   entry("label", id, parentId, text === undefined ? { targetId } : { targetId, label: text })
 
-export const leaf = (id: string, parentId: string | null, targetId: string | null, extra: Record<string, unknown> = {}) => ({
+export const leaf = (
+  id: string,
+  parentId: string | null,
+  targetId: string | null,
+  extra: Record<string, unknown> = {}
+) => ({
   type: "leaf",
   id,
   parentId,

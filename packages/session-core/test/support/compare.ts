@@ -8,13 +8,21 @@ export const structuralTree = (tree: any): unknown => {
   return {
     leafId: map(tree.leafId),
     roots: tree.roots.map(map),
-    nodes: tree.nodes.map((node: any) => ({ ...node, id: map(node.id), parentId: map(node.parentId), children: node.children.map(map) }))
+    nodes: tree.nodes.map((node: any) => ({
+      ...node,
+      id: map(node.id),
+      parentId: map(node.parentId),
+      children: node.children.map(map)
+    }))
   }
 }
 
 /** Replace the values of entry-id fields (`leafId`, `fromId`) by a type tag, for minted ids. */
 export const idsAsStrings = (value: unknown): unknown =>
-  JSON.parse(JSON.stringify(value), (key, v) => (key === "leafId" || key === "fromId") && typeof v === "string" ? "<string>" : v)
+  JSON.parse(
+    JSON.stringify(value),
+    (key, v) => (key === "leafId" || key === "fromId") && typeof v === "string" ? "<string>" : v
+  )
 
 /** Set the values at JSON pointers to a type tag (for `volatile` pointers). */
 export const maskPointers = (value: unknown, pointers: ReadonlyArray<string>): unknown => {
@@ -24,7 +32,9 @@ export const maskPointers = (value: unknown, pointers: ReadonlyArray<string>): u
     let target = copy
     for (const part of parts.slice(0, -1)) target = target?.[part]
     const last = parts[parts.length - 1]
-    if (target !== undefined && target !== null && last !== undefined && last in target) target[last] = `<${typeof target[last]}>`
+    if (target !== undefined && target !== null && last !== undefined && last in target) {
+      target[last] = `<${typeof target[last]}>`
+    }
   }
   return copy
 }

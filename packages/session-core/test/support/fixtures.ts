@@ -5,7 +5,11 @@ const repoRoot = resolve(import.meta.dirname, "..", "..", "..", "..")
 
 /** The fixtures folder: $BRANCHLOG_FIXTURES, else ../shared/fixtures beside the repository, else the vendored copy. */
 export const fixturesDir = (): string => {
-  const candidates = [process.env.BRANCHLOG_FIXTURES, join(repoRoot, "..", "shared", "fixtures"), join(repoRoot, "fixtures", "reference")]
+  const candidates = [
+    process.env.BRANCHLOG_FIXTURES,
+    join(repoRoot, "..", "shared", "fixtures"),
+    join(repoRoot, "fixtures", "reference")
+  ]
   for (const dir of candidates) if (dir !== undefined && existsSync(dir)) return dir
   throw new Error(`no fixtures folder among ${candidates.join(", ")}`)
 }
