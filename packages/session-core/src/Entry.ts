@@ -12,6 +12,7 @@
  */
 import * as Schema from "effect/Schema"
 import { AgentMessage, UserContent } from "./AgentMessage.js"
+import { canonicalEntryTypes } from "./internal/entryTypes.js"
 
 /** The current session format version (`CURRENT_SESSION_VERSION`). */
 export const CURRENT_SESSION_VERSION = 3
@@ -154,17 +155,7 @@ export type Entry = typeof Entry.Type
 export type EntryType = Entry["type"]
 
 /** The canonical entry types, in the order of spec §1.3. */
-export const entryTypes: ReadonlyArray<EntryType> = [
-  "message",
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info"
-]
+export const entryTypes: ReadonlyArray<EntryType> = canonicalEntryTypes
 
 /**
  * OpenClaw's persisted navigation marker: visible leaf = `targetId`, physical append parent =

@@ -18,6 +18,7 @@
 import * as Schema from "effect/Schema"
 import type { Entry, LeafControl, SessionHeader } from "./Entry.js"
 import { classify } from "./internal/classify.js"
+import { canonicalEntryTypes } from "./internal/entryTypes.js"
 
 /** Where a line sits in its file: 1-based line number and byte offset of its first byte. */
 export interface Position {
@@ -154,34 +155,20 @@ export const stringify = (value: SessionHeader | Entry | LeafControl): string =>
 
 const NonBlank = Schema.String.pipe(Schema.filter((s) => s.trim().length > 0, { message: () => "blank" }))
 const ParentRef = Schema.NullOr(Schema.String)
-const canonical = Schema.Literal(
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info"
-)
 
 /**
  * What makes a row a canonical entry, as a schema: the envelope the line codec checks (the rest
  * of an entry's fields are the references' business, and are not validated on read).
  */
-export const EntryEnvelope = Schema.Union(
-  Schema.Struct({
-    type: Schema.Literal("message"),
-    id: NonBlank,
-    parentId: Schema.optional(ParentRef),
-    timestamp: Schema.optional(Schema.String),
-    message: Schema.Struct({ role: NonBlank })
-  }),
-  Schema.Struct({
-    type: canonical,
-    id: NonBlank,
-    parentId: Schema.optional(ParentRef),
-    timestamp: Schema.optional(Schema.String)
+export const EntryEnvelope = Schema.Struct({
+  type: Schema.Literal(...canonicalEntryTypes),
+  id: NonBlank,
+  parentId: Schema.optional(ParentRef),
+  timestamp: Schema.optional(Schema.String),
+  message: Schema.optional(Schema.Unknown)
+}).pipe(
+  Schema.filter((row) => row.type !== "message" || Schema.is(Schema.Struct({ role: NonBlank }))(row.message), {
+    message: () => "a message entry needs a message with a non-blank role"
   })
 )
 

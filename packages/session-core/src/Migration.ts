@@ -19,7 +19,7 @@
  */
 import { CURRENT_SESSION_VERSION, type Entry, type SessionHeader } from "./Entry.js"
 import { classify } from "./internal/classify.js"
-import type { EntryLine, HeaderLine, OpaqueLine, ParsedLine } from "./Line.js"
+import type { HeaderLine, ParsedLine } from "./Line.js"
 
 /** Mints a fresh entry id that is not in `taken`. */
 export type MintId = (taken: ReadonlySet<string>) => string
@@ -44,27 +44,27 @@ const withHeaderVersion = (line: HeaderLine, version: number): HeaderLine => ({
   header: { ...line.header, version }
 })
 
+/** The row object of a canonical line of a legacy file (where rows without ids are opaque). */
+const legacyEntry = (line: ParsedLine): Record<string, unknown> | undefined => {
+  if (line._tag === "Entry") return line.entry as unknown as Record<string, unknown>
+  if (line._tag === "Opaque" && classify(line.value as Record<string, unknown>, { legacy: true }) === "entry") {
+    return line.value as Record<string, unknown>
+  }
+  return undefined
+}
+
 /** v1 → v2: ids and parents for every canonical row; `firstKeptEntryIndex` resolved. */
 const v1ToV2 = (lines: ReadonlyArray<ParsedLine>, mintId: MintId): Array<ParsedLine> => {
-  // canonical rows of a legacy file may have no id yet: they are parsed as opaque rows
-  const canonical = (line: ParsedLine): boolean =>
-    line._tag === "Entry" ||
-    (line._tag === "Opaque" && classify(line.value as Record<string, unknown>, { legacy: true }) === "entry")
   const taken = new Set<string>()
   for (const line of lines) {
-    if (line._tag === "Opaque" && typeof line.value.id === "string" && !canonical(line)) taken.add(line.value.id)
     if (line._tag === "LeafControl") taken.add(line.control.id)
+    else if (line._tag === "Opaque" && typeof line.value.id === "string" && legacyEntry(line) === undefined) {
+      taken.add(line.value.id)
+    }
   }
   // positions among parsed rows: the header, entries, opaque rows and leaf controls
-  const positions: Array<ParsedLine> = lines.filter((line) => line._tag !== "Corrupt" && line._tag !== "Blank")
+  const positions = lines.filter((line) => line._tag !== "Corrupt" && line._tag !== "Blank")
   const migrated = new Map<ParsedLine, Record<string, unknown>>()
-  const currentId = (line: ParsedLine): unknown => {
-    const done = migrated.get(line)
-    if (done !== undefined) return done.id
-    if (line._tag === "Entry") return line.entry.id
-    if (line._tag === "Opaque") return line.value.id
-    return undefined
-  }
   let previousId: string | null = null
   const out: Array<ParsedLine> = []
   for (const line of lines) {
@@ -72,29 +72,26 @@ const v1ToV2 = (lines: ReadonlyArray<ParsedLine>, mintId: MintId): Array<ParsedL
       out.push(withHeaderVersion(line, 2))
       continue
     }
-    if (!canonical(line)) {
+    const source = legacyEntry(line)
+    if (source === undefined) {
       out.push(line)
       continue
     }
-    const source =
-      ((line as EntryLine)._tag === "Entry" ? (line as EntryLine).entry : (line as OpaqueLine).value) as Record<
-        string,
-        unknown
-      >
     const id = mintId(taken)
     taken.add(id)
     const entry: Record<string, unknown> = { ...source, id, parentId: previousId }
+    migrated.set(line, entry)
     if (entry.type === "compaction" && Object.hasOwn(entry, "firstKeptEntryIndex")) {
       const index = entry.firstKeptEntryIndex
       const target = typeof index === "number" ? positions[index] : undefined
-      if (target !== undefined && target._tag !== "Header" && canonical(target)) {
-        const targetId = target === line ? id : currentId(target)
-        if (targetId === undefined) delete entry.firstKeptEntryId
-        else entry.firstKeptEntryId = targetId
+      const targetEntry = target === undefined ? undefined : migrated.get(target) ?? legacyEntry(target)
+      if (targetEntry !== undefined) {
+        // an earlier target has its new id; a later one still has its old one (usually none)
+        if (targetEntry.id === undefined) delete entry.firstKeptEntryId
+        else entry.firstKeptEntryId = targetEntry.id
       }
       delete entry.firstKeptEntryIndex
     }
-    migrated.set(line, entry)
     previousId = id
     out.push({ _tag: "Entry", entry: entry as unknown as Entry, line: line.line, offset: line.offset })
   }

@@ -3,20 +3,9 @@
  * `Line.EntryEnvelope` / `Line.LeafControlEnvelope` schemas by a property test, because running a
  * schema decoder over every row costs several times the `JSON.parse` before it.
  */
+import { canonicalEntryTypes } from "./entryTypes.js"
 
-/** The canonical entry types (spec §1.3). */
-const canonicalTypes: ReadonlySet<string> = new Set([
-  "message",
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info"
-])
-
+const canonicalTypes: ReadonlySet<string> = new Set(canonicalEntryTypes)
 /** `true` for a canonical entry type. */
 export const isCanonicalType = (type: unknown): boolean => typeof type === "string" && canonicalTypes.has(type)
 

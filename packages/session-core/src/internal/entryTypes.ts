@@ -1,0 +1,12 @@
+/** The canonical entry types (spec §1.3), in the spec's order: the one list every module uses. */
+export const canonicalEntryTypes = [
+  "message",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info"
+] as const
