@@ -9,6 +9,8 @@
 
 /** Agent message shapes and derived context messages. */
 export * as AgentMessage from "./AgentMessage.js"
+/** What is wrong with a session: the findings of fsck. */
+export * as Diagnostics from "./Diagnostics.js"
 /** Header, entry and leaf-control schemas. */
 export * as Entry from "./Entry.js"
 /** JSON answers for context, tree and info. */
