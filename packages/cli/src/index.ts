@@ -1,4 +1,11 @@
 /**
- * Placeholder: this package is not built yet. See its README for what it will hold.
+ * `@branchlog/cli`: the `branchlog` command as a library, so it can be run in-process (tests,
+ * other tools) over any session-store layer.
+ *
+ * @since 0.1.0
  */
-export {}
+
+/** The command tree and `run`. */
+export * as Cli from "./Cli.js"
+/** The command's errors and exit codes. */
+export * as CliError from "./CliError.js"

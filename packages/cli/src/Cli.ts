@@ -1,0 +1,80 @@
+/**
+ * The `branchlog` command: its subcommands, and `run`, which parses the arguments and runs one
+ * command over the session-store services in context (the Node layer in `bin.ts`, the memory
+ * layer in tests).
+ *
+ * Exit codes: 0 success; 1 problems found (`fsck`) or an operation failed; 2 a usage error.
+ *
+ * @since 0.1.0
+ */
+import type { SessionManager } from "@branchlog/session-store"
+import type { CliApp } from "@effect/cli"
+import { Command } from "@effect/cli"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import { describeError, ExitCode, exitCodeOf } from "./CliError.js"
+import * as Read from "./commands/read.js"
+
+/** The version printed by `--version`. */
+export const version = "0.1.0"
+
+const command = Command.make("branchlog").pipe(
+  Command.withDescription(
+    "Keep, inspect and repair the transcripts of LLM agent sessions (pi / OpenClaw format, version 3)."
+  ),
+  Command.withSubcommands([Read.info, Read.tree, Read.context, Read.show])
+)
+
+/** What the command needs: @effect/cli's environment and the session-store services. */
+export type Environment = CliApp.CliApp.Environment | SessionManager.Requirements
+
+const cli = Command.run(command, {
+  name: "branchlog",
+  version,
+  footer: HelpDoc.p("Exit codes: 0 success; 1 problems found (fsck) or an operation failed; 2 a usage error.")
+})
+
+/**
+ * Runs the command for `argv` (as `process.argv`: node and script first) and returns the exit code.
+ * Errors print as one line on stderr; with `--verbose`, the whole cause.
+ */
+export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, Environment> => {
+  const verbose = argv.includes("--verbose")
+  const args = argv.filter((arg) => arg !== "--verbose")
+  return cli(args).pipe(
+    Effect.as(ExitCode.ok as number),
+    Effect.catchAll((error) =>
+      isValidation(error)
+        ? Effect.succeed(ExitCode.usage as number)
+        : Console.error(`branchlog: ${describeError(error)}`).pipe(Effect.as(exitCodeOf(error)))
+    ),
+    Effect.catchAllDefect((defect) =>
+      Console.error(
+        verbose
+          ? `branchlog: ${String((defect as Error)?.stack ?? defect)}`
+          : `branchlog: unexpected error: ${describeError(defect)} (run with --verbose for details)`
+      ).pipe(
+        Effect.as(ExitCode.failure as number)
+      )
+    )
+  )
+}
+
+/** @effect/cli's parse errors (it has printed them itself). */
+const isValidation = (error: unknown): boolean => {
+  const tag = typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : ""
+  return [
+    "CommandMismatch",
+    "CorrectedFlag",
+    "HelpRequested",
+    "InvalidArgument",
+    "InvalidValue",
+    "MissingValue",
+    "MissingFlag",
+    "MultipleValuesDetected",
+    "MissingSubcommand",
+    "NoBuiltInMatch",
+    "UnclusteredFlag"
+  ].includes(tag)
+}

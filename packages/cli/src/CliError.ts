@@ -1,0 +1,71 @@
+/**
+ * The errors the `branchlog` command reports: each prints as one line naming the file (and the
+ * line and byte offset where one applies), and carries its exit code.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/** Exit codes: 0 success, 1 problems found or an operation failed, 2 a usage error. */
+export const ExitCode = { ok: 0, problems: 1, failure: 1, usage: 2 } as const
+
+/** A file the command needs does not exist. */
+export class FileMissing extends Schema.TaggedError<FileMissing>()("FileMissing", {
+  path: Schema.String
+}) {
+  override get message(): string {
+    return `${this.path}: no such file`
+  }
+}
+
+/** The command was used wrongly (an unknown entry id, a bad input line). */
+export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
+  path: Schema.optional(Schema.String),
+  line: Schema.optional(Schema.Number),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    const where = this.path === undefined ? "" : `${this.path}${this.line === undefined ? "" : `:${this.line}`}: `
+    return `${where}${this.detail}`
+  }
+}
+
+/** `fsck` found problems (they were printed); exit 1. */
+export class ProblemsFound extends Schema.TaggedError<ProblemsFound>()("ProblemsFound", {
+  files: Schema.Number,
+  problems: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.problems} problem(s) in ${this.files} file(s)`
+  }
+}
+
+/** The exit code an error of the command maps to. */
+export const exitCodeOf = (error: unknown): number =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "UsageError"
+    ? ExitCode.usage
+    : ExitCode.failure
+
+/** One line for any error: its message, with a file / line / offset when it carries them. */
+export const describeError = (error: unknown): string => {
+  if (typeof error !== "object" || error === null) return String(error)
+  const e = error as {
+    readonly message?: unknown
+    readonly path?: unknown
+    readonly line?: unknown
+    readonly offset?: unknown
+    readonly _tag?: unknown
+  }
+  const message = typeof e.message === "string" && e.message !== "" ? e.message : String(e._tag ?? "error")
+  if (typeof e.path === "string" && !message.includes(e.path)) {
+    const where = [
+      e.path,
+      typeof e.line === "number" ? `line ${e.line}` : undefined,
+      typeof e.offset === "number" ? `offset ${e.offset}` : undefined
+    ]
+      .filter((part) => part !== undefined)
+      .join(", ")
+    return `${where}: ${message}`
+  }
+  return message
+}

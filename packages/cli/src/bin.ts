@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+/**
+ * The `branchlog` executable: runs the command over the Node layers and exits with its code.
+ *
+ * @since 0.1.0
+ */
+import { SessionStore } from "@branchlog/session-store"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { run } from "./Cli.js"
+
+run(process.argv).pipe(
+  Effect.provide(Layer.mergeAll(NodeContext.layer, SessionStore.layerNode)),
+  Effect.flatMap((code) =>
+    Effect.sync(() => {
+      process.exitCode = code
+    })
+  ),
+  NodeRuntime.runMain({ disableErrorReporting: false })
+)

@@ -1,0 +1,125 @@
+/** The read commands: `info`, `tree`, `context`, `show`. They never modify a file. */
+import { JsonView, LlmMessages, SessionContext } from "@branchlog/session-core"
+import type { SessionManager } from "@branchlog/session-store"
+import { Args, Command, Options } from "@effect/cli"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { UsageError } from "../CliError.js"
+import * as Output from "../internal/output.js"
+import { openReadOnly } from "../internal/session.js"
+import { contentText, messageLine } from "../internal/summary.js"
+import * as TreeText from "../internal/treeText.js"
+
+const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("a session file (.jsonl)"))
+const json = Options.boolean("json").pipe(Options.withDescription("print JSON (the shapes are stable, for scripts)"))
+const leaf = Options.text("leaf").pipe(
+  Options.withDescription("the entry to read at (default: the session's current leaf)"),
+  Options.optional
+)
+
+/** A note on stderr when opening found damage (the file is not changed). */
+const reportDamage = (path: string, session: SessionManager.SessionManager) => {
+  const corrupt = session.getState().corrupt.length
+  return corrupt === 0
+    ? Effect.void
+    : Output.note(`${path}: ${corrupt} unreadable line(s) skipped; run \`branchlog fsck ${path}\` for details`)
+}
+
+/** The leaf to read at: the option's id (which must exist), else the session's leaf. */
+const leafOf = (path: string, session: SessionManager.SessionManager, option: Option.Option<string>) =>
+  Option.match(option, {
+    onNone: () => Effect.succeed(session.getLeafId()),
+    onSome: (id) =>
+      session.getEntry(id) === undefined
+        ? Effect.fail(new UsageError({ path, detail: `no entry ${id}` }))
+        : Effect.succeed<string | null>(id)
+  })
+
+/** `branchlog info FILE [--json]`. */
+export const info = Command.make("info", { file, json }, ({ file, json }) =>
+  Effect.gen(function*() {
+    const session = yield* openReadOnly(file)
+    yield* reportDamage(file, session)
+    const answer = JsonView.info(session.getState())
+    if (json) return yield* Output.json(answer)
+    const report = session.loadReport()
+    yield* Output.lines([
+      `file     ${file}`,
+      `id       ${answer.id ?? "(no header)"}`,
+      `version  ${answer.version ?? "?"}${
+        report.migratedFrom === undefined ? "" : ` (version ${report.migratedFrom} on disk, migrated in memory)`
+      }`,
+      `cwd      ${answer.cwd ?? ""}`,
+      ...(answer.parentSession === undefined ? [] : [`parent   ${answer.parentSession}`]),
+      ...(answer.name === undefined ? [] : [`name     ${answer.name}`]),
+      `entries  ${answer.entries}`,
+      `leaf     ${answer.leafId ?? "(none)"}`
+    ])
+  })).pipe(Command.withDescription("Print what a session file holds: id, version, cwd, name, entries, leaf."))
+
+/** `branchlog tree FILE [--json]`. */
+export const tree = Command.make("tree", { file, json }, ({ file, json }) =>
+  Effect.gen(function*() {
+    const session = yield* openReadOnly(file)
+    yield* reportDamage(file, session)
+    if (json) return yield* Output.json(JsonView.tree(session.getState()))
+    yield* Output.lines(TreeText.render(session.getState(), { style: Output.stdoutStyle() }))
+  })).pipe(
+    Command.withDescription("Print the session tree: labels, the current path (*) and leaf; long linear runs folded.")
+  )
+
+/** `branchlog context FILE [--leaf ID] [--json] [--llm]`. */
+export const context = Command.make(
+  "context",
+  { file, json, leaf, llm: Options.boolean("llm").pipe(Options.withDescription("as converted for the model")) },
+  ({ file, json, leaf, llm }) =>
+    Effect.gen(function*() {
+      const session = yield* openReadOnly(file)
+      yield* reportDamage(file, session)
+      const at = yield* leafOf(file, session, leaf)
+      const built = SessionContext.buildSessionContext(session.getState(), at)
+      const answer = llm ? { ...built, messages: LlmMessages.convertToLlm(built.messages) } : built
+      if (json) return yield* Output.json(answer)
+      yield* Output.lines([
+        `thinking level ${answer.thinkingLevel}, model ${
+          answer.model === null ? "none" : `${answer.model.provider}/${answer.model.modelId}`
+        }, ${answer.messages.length} messages`,
+        ...answer.messages.map((message, i) => `${String(i + 1).padStart(4)}  ${messageLine(message, 100)}`)
+      ])
+    })
+).pipe(
+  Command.withDescription(
+    "Print the LLM context at the leaf: as built (--json), or as converted for the model (--llm)."
+  )
+)
+
+/** `branchlog show FILE [--leaf ID]`: the conversation on the current branch, readable. */
+export const show = Command.make("show", { file, leaf }, ({ file, leaf }) =>
+  Effect.gen(function*() {
+    const session = yield* openReadOnly(file)
+    yield* reportDamage(file, session)
+    const at = yield* leafOf(file, session, leaf)
+    const style = Output.stdoutStyle()
+    const out: Array<string> = []
+    for (const entry of session.getBranch(at)) {
+      const when = style.dim(`${entry.timestamp} ${entry.id}`)
+      if (entry.type === "message") {
+        const m = entry.message as Record<string, unknown>
+        out.push(`${style.bold(String(m.role))} ${when}`)
+        const text = m.role === "bashExecution"
+          ? `$ ${String(m.command)}\n${String(m.output)}`
+          : contentText(m.content, { thinking: true })
+        if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
+      } else {
+        out.push(`${style.cyan(entry.type)} ${when}`)
+        const text = entry.type === "compaction" || entry.type === "branch_summary"
+          ? entry.summary
+          : entry.type === "custom_message"
+          ? contentText(entry.content)
+          : ""
+        if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
+      }
+      out.push("")
+    }
+    yield* Output.lines(out)
+  })).pipe(Command.withDescription("Print the conversation on the current branch (or up to --leaf), readable."))

@@ -1,0 +1,81 @@
+/** One-line and readable renderings of entries and messages, for `tree`, `show` and `export`. */
+import type { AgentMessage, Entry } from "@branchlog/session-core"
+
+type Block = {
+  readonly type?: unknown
+  readonly text?: unknown
+  readonly thinking?: unknown
+  readonly name?: unknown
+  readonly arguments?: unknown
+}
+
+/** The text of message content: text blocks joined; images and tool calls named in brackets. */
+export const contentText = (content: unknown, options: { readonly thinking?: boolean } = {}): string => {
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return ""
+  return (content as ReadonlyArray<Block>)
+    .map((block) => {
+      if (block.type === "text" && typeof block.text === "string") return block.text
+      if (block.type === "thinking" && typeof block.thinking === "string") {
+        return options.thinking
+          ? `(thinking) ${block.thinking}`
+          : ""
+      }
+      if (block.type === "toolCall") return `[${String(block.name)}(${JSON.stringify(block.arguments ?? {})})]`
+      if (block.type === "image") return "[image]"
+      return ""
+    })
+    .filter((text) => text !== "")
+    .join(" ")
+}
+
+/** Collapses white space and cuts to `width` characters. */
+export const oneLine = (text: string, width: number): string => {
+  const flat = text.replace(/\s+/g, " ").trim()
+  return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat
+}
+
+/** What a message says, in one line. */
+export const messageLine = (message: AgentMessage.AgentMessage | { readonly role: string }, width = 80): string => {
+  const m = message as Record<string, unknown>
+  switch (message.role) {
+    case "toolResult":
+      return `toolResult ${String(m.toolName)}${m.isError === true ? " (error)" : ""}: ${
+        oneLine(contentText(m.content), width)
+      }`
+    case "bashExecution":
+      return `bash: ${oneLine(String(m.command), width)}`
+    case "custom":
+      return `custom ${String(m.customType)}: ${oneLine(contentText(m.content), width)}`
+    default:
+      return `${message.role}: ${oneLine(contentText(m.content), width)}`
+  }
+}
+
+/** What an entry is, in one line. */
+export const entryLine = (entry: Entry.Entry, width = 80): string => {
+  switch (entry.type) {
+    case "message":
+      return messageLine(entry.message, width)
+    case "thinking_level_change":
+      return `thinking level → ${entry.thinkingLevel}`
+    case "model_change":
+      return `model → ${entry.provider}/${entry.modelId}`
+    case "compaction":
+      return `compaction (${entry.tokensBefore} tokens, keeps from ${entry.firstKeptEntryId}): ${
+        oneLine(entry.summary, width)
+      }`
+    case "branch_summary":
+      return `branch summary (from ${entry.fromId}): ${oneLine(entry.summary, width)}`
+    case "custom":
+      return `custom ${entry.customType}`
+    case "custom_message":
+      return `custom message ${entry.customType}: ${oneLine(contentText(entry.content), width)}`
+    case "label":
+      return entry.label ? `label ${entry.targetId} = "${entry.label}"` : `label ${entry.targetId} cleared`
+    case "session_info":
+      return entry.name?.trim() ? `name "${entry.name.trim()}"` : "name cleared"
+    default:
+      return (entry as { readonly type: string }).type
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * The ASCII tree of `branchlog tree`: branch points draw their children with `├─`/`└─`, a linear
+ * run stays at one indentation, and long runs are folded (`⋮ 1234 entries`) so that a
+ * 100k-entry tree stays readable. Labelled entries, the current leaf and branch points are never
+ * folded away. Iterative: a million-deep chain is fine.
+ */
+import { Tree } from "@branchlog/session-core"
+import type { SessionState } from "@branchlog/session-core"
+import type { Style } from "./style.js"
+import { entryLine } from "./summary.js"
+
+/** Options of the rendering. */
+export interface TreeTextOptions {
+  readonly style: Style
+  /** Runs longer than this are folded (default 12). */
+  readonly foldAfter?: number
+  /** Width of each entry's text (default 72). */
+  readonly width?: number
+}
+
+type Item = { readonly node: Tree.TreeNode; readonly prefix: string; readonly glyph: string }
+
+/** The lines of the tree. */
+export const render = (state: SessionState.SessionState, options: TreeTextOptions): Array<string> => {
+  const { style } = options
+  const foldAfter = options.foldAfter ?? 12
+  const width = options.width ?? 72
+  const onPath = new Set(Tree.getBranch(state).map((entry) => entry.id))
+  const lines: Array<string> = []
+  const show = (node: Tree.TreeNode, prefix: string, glyph: string) => {
+    const id = node.entry.id
+    const marker = onPath.has(id) ? style.green("*") : " "
+    const label = node.label === undefined ? "" : ` ${style.yellow(`[${node.label}]`)}`
+    const leaf = id === state.leafId ? ` ${style.green("◀ leaf")}` : ""
+    lines.push(`${prefix}${glyph}${marker} ${style.dim(id)} ${entryLine(node.entry, width)}${label}${leaf}`)
+  }
+  const keep = (node: Tree.TreeNode) =>
+    node.label !== undefined || node.entry.id === state.leafId || node.children.length !== 1
+  const roots = Tree.getTree(state)
+  const stack: Array<Item> = []
+  for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, prefix: "", glyph: "" })
+  while (stack.length > 0) {
+    const { node: first, prefix, glyph } = stack.pop()!
+    // the linear run from here: single-child nodes up to the next branch point, label or leaf
+    const run: Array<Tree.TreeNode> = [first]
+    let last = first
+    while (last.children.length === 1 && !keep(last)) {
+      last = last.children[0]!
+      run.push(last)
+    }
+    const continuation = glyph === "" ? prefix : prefix + (glyph.startsWith("└") ? "   " : "│  ")
+    if (run.length > foldAfter) {
+      show(run[0]!, prefix, glyph)
+      for (const node of run.slice(1, 3)) show(node, continuation, "")
+      lines.push(`${continuation}${style.dim(`  ⋮ ${run.length - 5} entries`)}`)
+      for (const node of run.slice(-2)) show(node, continuation, "")
+    } else {
+      run.forEach((node, i) => show(node, i === 0 ? prefix : continuation, i === 0 ? glyph : ""))
+    }
+    const children = last.children
+    if (children.length === 1) stack.push({ node: children[0]!, prefix: continuation, glyph: "" })
+    else {
+      for (let i = children.length - 1; i >= 0; i--) {
+        stack.push({ node: children[i]!, prefix: continuation, glyph: i === children.length - 1 ? "└─" : "├─" })
+      }
+    }
+  }
+  return lines
+}
