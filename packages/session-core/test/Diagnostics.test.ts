@@ -1,9 +1,9 @@
+import { fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "vitest"
 import * as Diagnostics from "../src/Diagnostics.js"
 import * as Line from "../src/Line.js"
 import * as SessionState from "../src/SessionState.js"
 import { assistant, compaction, header, label, leaf, stateOf, user } from "./support/build.js"
-import { fixtures } from "./support/fixtures.js"
 
 const tags = (problems: ReadonlyArray<Diagnostics.Problem>) => problems.map((p) => p._tag)
 
