@@ -1,6 +1,7 @@
 /**
  * `@branchlog/sessions-semantics`: session keys (grammar, normalising, shapes), session kinds and
- * chat types, and session lifecycle and transcript events.
+ * chat types, session lifecycle and transcript events, the session index, and the bridge that
+ * lets session-store publish transcript events.
  *
  * @since 0.1.0
  */
@@ -16,3 +17,9 @@ export * as SessionKind from "./SessionKind.js"
 
 /** Lifecycle and transcript events: the `SessionEvents` service and its listener API. */
 export * as SessionEvents from "./SessionEvents.js"
+
+/** The session index: session key → session record, one JSON file per agent, locked and atomic. */
+export * as SessionIndex from "./SessionIndex.js"
+
+/** The bridge from session-store's `TranscriptObserver` to `SessionEvents`. */
+export * as StoreBridge from "./StoreBridge.js"
