@@ -7,14 +7,17 @@
  *
  * @since 0.1.0
  */
-import type { SessionManager } from "@branchlog/session-store"
 import type { CliApp } from "@effect/cli"
 import { Command } from "@effect/cli"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { describeError, ExitCode, exitCodeOf } from "./CliError.js"
+import * as Fsck from "./commands/fsck.js"
+import * as Ls from "./commands/ls.js"
 import * as Read from "./commands/read.js"
+import * as Write from "./commands/write.js"
+import type { Requirements } from "./internal/command.js"
 
 /** The version printed by `--version`. */
 export const version = "0.1.0"
@@ -23,11 +26,25 @@ const command = Command.make("branchlog").pipe(
   Command.withDescription(
     "Keep, inspect and repair the transcripts of LLM agent sessions (pi / OpenClaw format, version 3)."
   ),
-  Command.withSubcommands([Read.info, Read.tree, Read.context, Read.show])
+  Command.withSubcommands([
+    Ls.ls,
+    Read.info,
+    Read.tree,
+    Read.context,
+    Read.show,
+    Write.branch,
+    Write.label,
+    Write.name,
+    Write.fork,
+    Write.append,
+    Fsck.fsck,
+    Fsck.repair,
+    Fsck.migrate
+  ])
 )
 
 /** What the command needs: @effect/cli's environment and the session-store services. */
-export type Environment = CliApp.CliApp.Environment | SessionManager.Requirements
+export type Environment = CliApp.CliApp.Environment | Requirements
 
 const cli = Command.run(command, {
   name: "branchlog",

@@ -9,3 +9,5 @@
 export * as Cli from "./Cli.js"
 /** The command's errors and exit codes. */
 export * as CliError from "./CliError.js"
+/** Standard input as a service (for in-process runs). */
+export * as Stdin from "./Stdin.js"

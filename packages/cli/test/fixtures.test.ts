@@ -14,7 +14,7 @@ describe.each(fixtures())("fixture $name", (fixture) => {
     async (section) => {
       const volume = MemoryFileSystem.make()
       volume.writeFile("/sessions/f.jsonl", fixture.bytes)
-      const outcome = await runInMemory(volume, section, "/sessions/f.jsonl", "--json")
+      const outcome = await runInMemory(volume, [section, "/sessions/f.jsonl", "--json"])
       expect(outcome.code, outcome.stderr).toBe(0)
       const { got, want } = comparable(fixture, section, JSON.parse(outcome.stdout))
       expect(got).toEqual(want)

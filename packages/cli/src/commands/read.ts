@@ -5,6 +5,7 @@ import { Args, Command, Options } from "@effect/cli"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { UsageError } from "../CliError.js"
+import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
 import { openReadOnly } from "../internal/session.js"
 import { contentText, messageLine } from "../internal/summary.js"
@@ -36,7 +37,7 @@ const leafOf = (path: string, session: SessionManager.SessionManager, option: Op
   })
 
 /** `branchlog info FILE [--json]`. */
-export const info = Command.make("info", { file, json }, ({ file, json }) =>
+export const info: CliCommand = Command.make("info", { file, json }, ({ file, json }) =>
   Effect.gen(function*() {
     const session = yield* openReadOnly(file)
     yield* reportDamage(file, session)
@@ -58,7 +59,7 @@ export const info = Command.make("info", { file, json }, ({ file, json }) =>
   })).pipe(Command.withDescription("Print what a session file holds: id, version, cwd, name, entries, leaf."))
 
 /** `branchlog tree FILE [--json]`. */
-export const tree = Command.make("tree", { file, json }, ({ file, json }) =>
+export const tree: CliCommand = Command.make("tree", { file, json }, ({ file, json }) =>
   Effect.gen(function*() {
     const session = yield* openReadOnly(file)
     yield* reportDamage(file, session)
@@ -69,7 +70,7 @@ export const tree = Command.make("tree", { file, json }, ({ file, json }) =>
   )
 
 /** `branchlog context FILE [--leaf ID] [--json] [--llm]`. */
-export const context = Command.make(
+export const context: CliCommand = Command.make(
   "context",
   { file, json, leaf, llm: Options.boolean("llm").pipe(Options.withDescription("as converted for the model")) },
   ({ file, json, leaf, llm }) =>
@@ -94,7 +95,7 @@ export const context = Command.make(
 )
 
 /** `branchlog show FILE [--leaf ID]`: the conversation on the current branch, readable. */
-export const show = Command.make("show", { file, leaf }, ({ file, leaf }) =>
+export const show: CliCommand = Command.make("show", { file, leaf }, ({ file, leaf }) =>
   Effect.gen(function*() {
     const session = yield* openReadOnly(file)
     yield* reportDamage(file, session)

@@ -1,4 +1,4 @@
-import { Cli } from "@branchlog/cli"
+import { Cli, Stdin } from "@branchlog/cli"
 import { SessionStore } from "@branchlog/session-store"
 import type { MemoryFileSystem } from "@branchlog/session-store/testing"
 import { NodeContext } from "@effect/platform-node"
@@ -51,16 +51,17 @@ const capturing = (out: Array<string>, err: Array<string>): Console.Console => {
   } as Console.Console
 }
 
-/** Runs `branchlog ARGS` in this process over the memory layer holding `volume`. */
+/** Runs `branchlog ARGS` in this process over the memory layer holding `volume`, with `input` as stdin. */
 export const runInMemory = (
   volume: MemoryFileSystem.MemoryVolume,
-  ...args: ReadonlyArray<string>
+  args: ReadonlyArray<string>,
+  input = ""
 ): Promise<Outcome> => {
   const out: Array<string> = []
   const err: Array<string> = []
   return Cli.run(["node", "branchlog", ...args]).pipe(
     Effect.withConsole(capturing(out, err)),
-    Effect.provide(Layer.mergeAll(NodeContext.layer, SessionStore.layerMemory(volume))),
+    Effect.provide(Layer.mergeAll(NodeContext.layer, SessionStore.layerMemory(volume), Stdin.layerText(input))),
     Effect.runPromise
   ).then((code) => ({ code, stdout: out.join("\n"), stderr: err.join("\n") }))
 }

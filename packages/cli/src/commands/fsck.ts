@@ -1,0 +1,201 @@
+/** `fsck`, `repair` and `migrate`: what is wrong with session files, and fixing what can be fixed without losing data. */
+import { Diagnostics, Entry, Line } from "@branchlog/session-core"
+import type { SessionState } from "@branchlog/session-core"
+import { SessionCatalog, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
+import { Args, Command, Options } from "@effect/cli"
+import * as Effect from "effect/Effect"
+import { randomUUID } from "node:crypto"
+import { basename, dirname, join } from "node:path"
+import { ProblemsFound } from "../CliError.js"
+import type { CliCommand } from "../internal/command.js"
+import * as Output from "../internal/output.js"
+import { type Scan, scan } from "../internal/scan.js"
+
+const paths = Args.text({ name: "FILE|DIR" }).pipe(
+  Args.withDescription("session files, or folders of them"),
+  Args.atLeast(1)
+)
+const json = Options.boolean("json").pipe(Options.withDescription("print JSON"))
+
+/** One finding of a file, as printed. */
+export interface Finding {
+  readonly file: string
+  readonly severity: Diagnostics.Severity
+  readonly kind: string
+  readonly line?: number
+  readonly offset?: number
+  readonly message: string
+}
+
+/** The findings of one scan: session-core's diagnostics, a torn tail, an old version. */
+export const findings = (found: Scan): Array<Finding> => {
+  const lastLine = found.lines.filter((line) => line._tag !== "Blank").at(-1)
+  const out: Array<Finding> = Diagnostics.diagnose(found.state).map((problem) => {
+    const torn = problem._tag === "CorruptLine" && !found.endsWithNewline && problem.line === lastLine?.line
+    return {
+      file: found.path,
+      severity: Diagnostics.severity(problem),
+      kind: torn ? "TornTail" : problem._tag,
+      ...(problem.line === undefined ? {} : { line: problem.line, offset: problem.offset! }),
+      message: torn
+        ? `torn last line (no newline at the end): ${(problem as { reason: string }).reason}`
+        : Diagnostics.describe(problem)
+    }
+  })
+  if (!found.endsWithNewline && lastLine !== undefined && lastLine._tag !== "Corrupt") {
+    out.push({
+      file: found.path,
+      severity: "warning",
+      kind: "NoFinalNewline",
+      line: lastLine.line,
+      offset: lastLine.offset,
+      message: "the file does not end with a newline"
+    })
+  }
+  if (found.version !== undefined && found.version < Entry.CURRENT_SESSION_VERSION) {
+    out.push({
+      file: found.path,
+      severity: "warning",
+      kind: "OldVersion",
+      message: `version ${found.version}: \`branchlog migrate\` brings it to ${Entry.CURRENT_SESSION_VERSION}`
+    })
+  }
+  return out
+}
+
+/** The session files named: files as they are, folders by their `*.jsonl` files (recursively). */
+export const expand = (inputs: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const files = yield* TranscriptFile.TranscriptFile
+    const out: Array<string> = []
+    const pending = [...inputs]
+    while (pending.length > 0) {
+      const path = pending.shift()!
+      const siblings = yield* files.list(dirname(path)).pipe(Effect.orElseSucceed(() => []))
+      if (siblings.find((entry) => entry.name === basename(path))?.isDirectory !== true) {
+        out.push(path)
+        continue
+      }
+      for (const entry of [...(yield* files.list(path))].sort((a, b) => a.name.localeCompare(b.name))) {
+        if (entry.isDirectory) pending.push(join(path, entry.name))
+        else if (entry.isFile && SessionCatalog.isSessionFileName(entry.name)) out.push(join(path, entry.name))
+      }
+    }
+    return out
+  })
+
+const format = (finding: Finding) =>
+  `${finding.file}${
+    finding.line === undefined ? "" : `:${finding.line} (offset ${finding.offset})`
+  }: ${finding.severity}: ${finding.message}`
+
+/** `branchlog fsck FILE|DIR... [--json] [--strict]`. */
+export const fsck: CliCommand = Command.make(
+  "fsck",
+  { paths, json, strict: Options.boolean("strict").pipe(Options.withDescription("count warnings as problems too")) },
+  ({ json, paths, strict }) =>
+    Effect.gen(function*() {
+      const files = yield* expand(paths)
+      const all: Array<Finding> = []
+      for (const [i, file] of files.entries()) {
+        if (files.length > 1 && process.stderr.isTTY) process.stderr.write(`\rfsck ${i + 1}/${files.length} `)
+        all.push(...findings(yield* scan(file)))
+      }
+      if (files.length > 1 && process.stderr.isTTY) process.stderr.write("\r\u001b[K")
+      if (json) yield* Output.json(files.map((file) => ({ file, findings: all.filter((f) => f.file === file) })))
+      else yield* Output.lines(all.length === 0 ? [`${files.length} file(s) checked: clean`] : all.map(format))
+      const counted = all.filter((f) => strict || f.severity === "error")
+      if (counted.length > 0) {
+        return yield* new ProblemsFound({ files: new Set(counted.map((f) => f.file)).size, problems: counted.length })
+      }
+    })
+).pipe(
+  Command.withDescription(
+    "Check session files: corrupt lines and torn tails, missing, late or duplicate headers, orphans, cycles, duplicate ids (errors); dangling labels, compactions that keep nothing, leaf controls pointing nowhere (warnings). Exit 0 when clean, 1 when errors were found (with --strict, warnings too)."
+  )
+)
+
+/** The repaired content of a scan, and the lines taken out of it. */
+const repaired = (found: Scan, state: SessionState.SessionState) => {
+  const kept: Array<string> = []
+  const removed: Array<string> = []
+  const header = state.header ?? {
+    type: "session" as const,
+    version: Entry.CURRENT_SESSION_VERSION,
+    id: randomUUID(),
+    timestamp: new Date().toISOString(),
+    cwd: process.cwd()
+  }
+  kept.push(Line.stringify(header))
+  for (const line of found.lines) {
+    if (line._tag === "Blank") continue
+    if (line._tag === "Corrupt" || (line._tag === "Header" && line.header !== state.header)) {
+      removed.push(Line.serialize(line))
+    } else if (line._tag !== "Header") kept.push(Line.serialize(line))
+  }
+  return { content: kept.join("\n") + "\n", removed, recreatedHeader: state.header === undefined }
+}
+
+/** `branchlog repair FILE`: backup, then fix what can be fixed without losing data. */
+export const repair: CliCommand = Command.make(
+  "repair",
+  { file: Args.text({ name: "FILE" }) },
+  ({ file }) =>
+    TranscriptLock.TranscriptLock.pipe(
+      Effect.flatMap((lock) =>
+        lock.withLock(
+          file,
+          Effect.gen(function*() {
+            const found = yield* scan(file)
+            const before = findings(found).filter((f) =>
+              ["CorruptLine", "TornTail", "MissingHeader", "HeaderNotFirst", "DuplicateHeader", "NoFinalNewline"]
+                .includes(f.kind)
+            )
+            if (before.length === 0) return yield* Output.lines([`${file}: nothing to repair`])
+            const files = yield* TranscriptFile.TranscriptFile
+            const backup = yield* files.backup(file, { label: "repair" })
+            const fixed = repaired(found, found.state)
+            let sidecar: string | undefined
+            if (fixed.removed.length > 0) {
+              sidecar = `${file}.removed-${new Date().toISOString().replace(/[:.]/g, "-")}.txt`
+              yield* files.rewrite(sidecar, fixed.removed.join("\n") + "\n")
+            }
+            yield* files.rewrite(file, fixed.content)
+            yield* Output.lines([
+              `${file}: repaired (the original bytes are in ${basename(backup)})`,
+              ...before.map((f) => `  fixed: ${format(f)}`),
+              ...(fixed.recreatedHeader ? ["  wrote a new session header (there was none)"] : []),
+              ...(sidecar === undefined ? [] : [`  ${fixed.removed.length} line(s) moved to ${basename(sidecar)}`])
+            ])
+          })
+        )
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "Repair a session file: keep a backup, then move corrupt lines and a torn tail to a sidecar, drop duplicate headers, recover a missing or late header; every entry is kept."
+  )
+)
+
+/** `branchlog migrate FILE|DIR...`: older versions to the current one, with backups. */
+export const migrate: CliCommand = Command.make("migrate", { paths }, ({ paths }) =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    for (const file of yield* expand(paths)) {
+      const found = yield* scan(file)
+      if (found.version === undefined || found.version >= Entry.CURRENT_SESSION_VERSION) {
+        out.push(`${file}: version ${found.version ?? "?"}, nothing to do`)
+        continue
+      }
+      const session = yield* SessionManager.open(file, undefined, undefined, { cache: false })
+      const report = session.loadReport()
+      out.push(
+        `${file}: migrated from version ${found.version} to ${Entry.CURRENT_SESSION_VERSION}${
+          report.backups.length > 0 ? ` (backup: ${report.backups.map((b) => basename(b)).join(", ")})` : ""
+        }`
+      )
+    }
+    yield* Output.lines(out)
+  })).pipe(
+    Command.withDescription("Migrate session files of older versions to the current one, keeping a backup of each.")
+  )

@@ -1,0 +1,142 @@
+/** The write commands: `branch`, `label`, `name`, `fork`, `append`. Each write goes through the locked path. */
+import { AgentMessage } from "@branchlog/session-core"
+import { SessionManager } from "@branchlog/session-store"
+import { Args, Command, Options } from "@effect/cli"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import { UsageError } from "../CliError.js"
+import type { CliCommand } from "../internal/command.js"
+import * as Output from "../internal/output.js"
+import { openReadOnly, openWritable, requireEntry, requireFile } from "../internal/session.js"
+import { Stdin } from "../Stdin.js"
+
+const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("a session file (.jsonl)"))
+const id = Args.text({ name: "ID" }).pipe(Args.withDescription("an entry id"))
+
+/** `branchlog branch FILE ID [--summary TEXT]`: move the leaf (persisted as a leaf-control row). */
+export const branch: CliCommand = Command.make(
+  "branch",
+  {
+    file,
+    id,
+    summary: Options.text("summary").pipe(
+      Options.withDescription("also append a branch summary of the branch being left, at ID"),
+      Options.optional
+    )
+  },
+  ({ file, id, summary }) =>
+    Effect.gen(function*() {
+      const session = yield* openWritable(file)
+      yield* requireEntry(session, file, id)
+      if (Option.isSome(summary)) {
+        const summaryId = yield* session.branchWithSummary(id, summary.value)
+        yield* session.flush()
+        return yield* Output.lines([`leaf moved to ${id}; branch summary ${summaryId} appended there`])
+      }
+      yield* session.branch(id)
+      yield* session.flush()
+      yield* Output.lines([`leaf moved to ${id}`])
+    })
+).pipe(Command.withDescription("Move the session's leaf to an entry (the position is written to the file)."))
+
+/** `branchlog label FILE ID [LABEL]`: set, or with no label clear, an entry's label. */
+export const label: CliCommand = Command.make(
+  "label",
+  {
+    file,
+    id,
+    label: Args.text({ name: "LABEL" }).pipe(Args.withDescription("the label (none clears it)"), Args.optional)
+  },
+  ({ file, id, label }) =>
+    Effect.gen(function*() {
+      const session = yield* openWritable(file)
+      yield* requireEntry(session, file, id)
+      const text = Option.getOrUndefined(label)
+      yield* session.appendLabelChange(id, text)
+      yield* session.flush()
+      yield* Output.lines([text ? `labelled ${id} "${text}"` : `cleared the label of ${id}`])
+    })
+).pipe(Command.withDescription("Label an entry; with no LABEL, clear its label."))
+
+/** `branchlog name FILE NAME`: set the session's display name. */
+export const name: CliCommand = Command.make(
+  "name",
+  { file, name: Args.text({ name: "NAME" }).pipe(Args.withDescription("the session's name (trimmed)")) },
+  ({ file, name }) =>
+    Effect.gen(function*() {
+      const session = yield* openWritable(file)
+      yield* session.appendSessionInfo(name)
+      yield* session.flush()
+      yield* Output.lines([name.trim() === "" ? "cleared the session name" : `named the session "${name.trim()}"`])
+    })
+).pipe(Command.withDescription("Set the session's name (an empty name clears it)."))
+
+/** `branchlog fork FILE [--from ID] [--cwd DIR]`: a new session file from this one. */
+export const fork: CliCommand = Command.make(
+  "fork",
+  {
+    file,
+    from: Options.text("from").pipe(Options.withDescription("fork the path up to this entry only"), Options.optional),
+    cwd: Options.text("cwd").pipe(Options.withDescription("the new session's working folder"), Options.optional)
+  },
+  ({ file, from, cwd }) =>
+    Effect.gen(function*() {
+      yield* requireFile(file)
+      if (Option.isNone(from)) {
+        const source = yield* openReadOnly(file)
+        const target = Option.getOrElse(cwd, () => source.getCwd())
+        const forked = yield* SessionManager.forkFrom(file, target)
+        return yield* Output.lines([forked.getSessionFile() ?? ""])
+      }
+      const session = yield* openWritable(file)
+      yield* requireEntry(session, file, from.value)
+      yield* session.createBranchedSession(from.value)
+      if (Option.isSome(cwd)) yield* session.setIdentity({ sessionId: session.getSessionId(), cwd: cwd.value })
+      yield* session.flush()
+      yield* Output.lines([session.getSessionFile() ?? ""])
+    })
+).pipe(
+  Command.withDescription(
+    "Fork the session into a new file (the whole session, or the path up to --from) and print its path."
+  )
+)
+
+/** `branchlog append FILE`: agent messages from stdin, one JSON object per line, each its own entry. */
+export const append: CliCommand = Command.make("append", { file }, ({ file }) =>
+  Effect.gen(function*() {
+    const input = yield* (yield* Stdin).text
+    const session = yield* SessionManager.open(file, undefined, undefined, { eagerFlush: true, cache: false })
+    const lines = input.split("\n")
+    let appended = 0
+    for (let i = 0; i < lines.length; i++) {
+      const text = lines[i]!.trim()
+      if (text === "") continue
+      let value: unknown
+      try {
+        value = JSON.parse(text)
+      } catch (error) {
+        return yield* new UsageError({
+          path: "stdin",
+          line: i + 1,
+          detail: `not JSON (${(error as Error).message}); ${appended} appended before it`
+        })
+      }
+      const decoded = AgentMessage.decodeAgentMessage(value)
+      if (Either.isLeft(decoded)) {
+        return yield* new UsageError({
+          path: "stdin",
+          line: i + 1,
+          detail: `not an agent message; ${appended} appended before it`
+        })
+      }
+      yield* session.appendMessage(decoded.right)
+      appended++
+    }
+    yield* session.flush()
+    yield* Output.note(`${file}: appended ${appended} entries`)
+  })).pipe(
+    Command.withDescription(
+      "Append agent messages read from stdin (one JSON object a line), each through the locked write path; creates FILE if missing."
+    )
+  )

@@ -1,0 +1,57 @@
+/**
+ * A raw read of a session file for `fsck` and `repair`: every line parsed as it is on disk, with
+ * nothing recovered or migrated behind the caller's back (the store's open repairs in memory what
+ * these commands must report).
+ */
+import { Line, Migration, SessionState } from "@branchlog/session-core"
+import { TranscriptFile } from "@branchlog/session-store"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import { randomUUID } from "node:crypto"
+import { requireFile } from "./session.js"
+
+/** What a scan found. */
+export interface Scan {
+  readonly path: string
+  /** Every line as parsed, in file order (blank lines included). */
+  readonly lines: ReadonlyArray<Line.ParsedLine>
+  /** The state of the lines as they are (older versions migrated in memory, for the tree checks). */
+  readonly state: SessionState.SessionState
+  /** `false` when the file does not end with `\n` (its last line may be torn). */
+  readonly endsWithNewline: boolean
+  /** The version on disk, when there is a header. */
+  readonly version: number | undefined
+}
+
+/** Mints ids for an in-memory migration (never written). */
+export const mintId = (taken: ReadonlySet<string>): string => {
+  for (;;) {
+    const id = randomUUID().slice(0, 8)
+    if (!taken.has(id)) return id
+  }
+}
+
+/** Reads and parses every line of `path`. */
+export const scan = (path: string) =>
+  Effect.gen(function*() {
+    yield* requireFile(path)
+    const files = yield* TranscriptFile.TranscriptFile
+    let endsWithNewline = true
+    const chunk = yield* files.lines(path).pipe(
+      Stream.map((line) => {
+        endsWithNewline = line.terminated
+        return Line.parse(line.text, line.line, line.offset)
+      }),
+      Stream.runCollect
+    )
+    const lines = Chunk.toReadonlyArray(chunk)
+    const migration = Migration.migrate(lines, mintId)
+    return {
+      path,
+      lines,
+      state: SessionState.fromRecords(migration.lines),
+      endsWithNewline,
+      version: migration.fromVersion
+    } satisfies Scan
+  })
