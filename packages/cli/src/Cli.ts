@@ -13,6 +13,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { describeError, ExitCode, exitCodeOf } from "./CliError.js"
+import * as Export from "./commands/export.js"
 import * as Fsck from "./commands/fsck.js"
 import * as Ls from "./commands/ls.js"
 import * as Read from "./commands/read.js"
@@ -39,7 +40,8 @@ const command = Command.make("branchlog").pipe(
     Write.append,
     Fsck.fsck,
     Fsck.repair,
-    Fsck.migrate
+    Fsck.migrate,
+    Export.exportCommand
   ])
 )
 

@@ -1,0 +1,162 @@
+/**
+ * The self-contained HTML page of `branchlog export --html`: the whole tree, branches collapsible
+ * (`<details>`; the current path open, the others closed), the current path highlighted, labels,
+ * tool calls and results, compaction and branch summaries. No script, font or style is fetched:
+ * the page works offline. Built iteratively; nesting grows with branch points, not with entries.
+ */
+import { Tree } from "@branchlog/session-core"
+import type { Entry, SessionState } from "@branchlog/session-core"
+import { contentText, entryLine } from "./summary.js"
+
+const escape = (text: string): string =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+
+const pre = (
+  text: string,
+  cls = ""
+) => (text === "" ? "" : `<pre${cls === "" ? "" : ` class="${cls}"`}>${escape(text)}</pre>`)
+
+type Block = {
+  readonly type?: string
+  readonly text?: string
+  readonly thinking?: string
+  readonly name?: string
+  readonly arguments?: unknown
+}
+
+/** The body of one entry: its text, thinking, tool calls, results, summaries. */
+const body = (entry: Entry.Entry): string => {
+  switch (entry.type) {
+    case "message": {
+      const m = entry.message as Record<string, unknown>
+      if (m.role === "bashExecution") return pre(`$ ${String(m.command)}\n${String(m.output)}`, "tool")
+      if (!Array.isArray(m.content)) return pre(contentText(m.content))
+      return (m.content as ReadonlyArray<Block>).map((block) => {
+        if (block.type === "text") return pre(block.text ?? "")
+        if (block.type === "thinking") {
+          return `<details class="thinking"><summary>thinking</summary>${pre(block.thinking ?? "")}</details>`
+        }
+        if (block.type === "toolCall") {
+          return `<div class="tool-call">tool call <b>${escape(String(block.name))}</b>${
+            pre(JSON.stringify(block.arguments ?? {}, null, 2), "tool")
+          }</div>`
+        }
+        if (block.type === "image") return `<div class="image">[image]</div>`
+        return ""
+      }).join("")
+    }
+    case "compaction":
+    case "branch_summary":
+      return pre(entry.summary, "summary")
+    case "custom_message":
+      return pre(contentText(entry.content))
+    case "custom":
+      return entry.data === undefined ? "" : pre(JSON.stringify(entry.data, null, 2), "tool")
+    default:
+      return ""
+  }
+}
+
+const kindOf = (entry: Entry.Entry): string =>
+  entry.type === "message" ? String((entry.message as { role: unknown }).role) : entry.type
+
+const entryHtml = (node: Tree.TreeNode, onPath: ReadonlySet<string>, leafId: string | null): string => {
+  const { entry } = node
+  const classes = [
+    "entry",
+    `kind-${kindOf(entry)}`,
+    ...(onPath.has(entry.id) ? ["on-path"] : []),
+    ...(entry.id === leafId ? ["leaf"] : [])
+  ]
+  return `<li class="${classes.join(" ")}" id="entry-${escape(entry.id)}" data-id="${escape(entry.id)}">` +
+    `<div class="head"><span class="kind">${escape(kindOf(entry))}</span> <code>${escape(entry.id)}</code> <time>${
+      escape(entry.timestamp)
+    }</time>` +
+    (node.label === undefined ? "" : ` <span class="label">${escape(node.label)}</span>`) +
+    (entry.id === leafId ? ` <span class="leaf-mark">current leaf</span>` : "") +
+    `</div>${entry.type === "message" ? "" : `<div class="line">${escape(entryLine(entry, 200))}</div>`}${
+      body(entry)
+    }</li>`
+}
+
+const style = `
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222;background:#fafafa}
+h1{font-size:1.3em} ol{list-style:none;padding-left:0;margin:0} .fork{padding-left:1.2em;border-left:2px solid #ddd;margin:.3em 0}
+.entry{background:#fff;border:1px solid #e3e3e3;border-radius:6px;margin:.35em 0;padding:.4em .7em}
+.entry.on-path{border-color:#2a7a2a;box-shadow:inset 4px 0 0 #2a7a2a}
+.entry.leaf{background:#f0fff0}
+.head{color:#555;font-size:.9em} .kind{font-weight:600;color:#222} time{color:#888}
+.label{background:#ffe58a;border-radius:4px;padding:0 .4em} .leaf-mark{background:#2a7a2a;color:#fff;border-radius:4px;padding:0 .4em}
+pre{white-space:pre-wrap;word-break:break-word;margin:.3em 0;font:13px/1.4 ui-monospace,monospace}
+pre.tool{background:#f4f4f8;padding:.4em} pre.summary{background:#fff8e6;padding:.4em}
+.tool-call{margin:.3em 0} details>summary{cursor:pointer;color:#335} .branch>summary{font-weight:600}
+.branch.on-path>summary{color:#2a7a2a}
+`
+
+/** The page for a session. */
+export const render = (state: SessionState.SessionState, title: string): string => {
+  const onPath = new Set(Tree.getBranch(state).map((entry) => entry.id))
+  const roots = Tree.getTree(state)
+  // subtree sizes in one pass: children come after their parent in pre-order
+  const order: Array<Tree.TreeNode> = []
+  Tree.walk(roots, (node) => order.push(node))
+  const sizes = new Map<string, number>()
+  for (let i = order.length - 1; i >= 0; i--) {
+    const node = order[i]!
+    let size = 1
+    for (const child of node.children) size += sizes.get(child.entry.id)!
+    sizes.set(node.entry.id, size)
+  }
+  const parts: Array<string> = []
+  // work items: a node to render (starting a linear run), or literal closing markup
+  type Item = { readonly node: Tree.TreeNode } | { readonly close: string }
+  const stack: Array<Item> = []
+  const pushBranches = (children: ReadonlyArray<Tree.TreeNode>) => {
+    const items: Array<Item> = []
+    for (const child of children) {
+      const count = sizes.get(child.entry.id)!
+      const open = onPath.has(child.entry.id)
+      items.push({
+        close: `<details class="branch${open ? " on-path" : ""}"${open ? " open" : ""}><summary>branch from ${
+          escape(child.entry.id)
+        }: ${escape(entryLine(child.entry, 80))} (${count} ${
+          count === 1 ? "entry" : "entries"
+        })</summary><ol class="run">`
+      })
+      items.push({ node: child })
+      items.push({ close: "</ol></details>" })
+    }
+    stack.push({ close: "</li>" })
+    for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]!)
+    parts.push(`<li class="fork">`)
+  }
+  parts.push("<ol class=\"run\">")
+  stack.push({ close: "</ol>" })
+  if (roots.length > 1) pushBranches(roots)
+  else if (roots.length === 1) stack.push({ node: roots[0]! })
+  while (stack.length > 0) {
+    const item = stack.pop()!
+    if ("close" in item) {
+      parts.push(item.close)
+      continue
+    }
+    let node = item.node
+    for (;;) {
+      parts.push(entryHtml(node, onPath, state.leafId))
+      if (node.children.length !== 1) break
+      node = node.children[0]!
+    }
+    if (node.children.length > 1) pushBranches(node.children)
+  }
+  const count = state.entries.length
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escape(title)}</title><style>${style}</style></head>
+<body><h1>${escape(title)}</h1>
+<p class="meta">${count} entries · current leaf <code>${
+    escape(state.leafId ?? "none")
+  }</code> · the current path is marked in green; other branches are collapsed.</p>
+${parts.join("\n")}
+</body></html>
+`
+}
