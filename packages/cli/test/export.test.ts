@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { fixtures } from "@branchlog/tooling/fixtures"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
