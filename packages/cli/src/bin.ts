@@ -9,9 +9,10 @@ import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { run } from "./Cli.js"
+import { withPlainConsole } from "./internal/plainConsole.js"
 import * as Stdin from "./Stdin.js"
 
-run(process.argv).pipe(
+withPlainConsole(run(process.argv)).pipe(
   Effect.provide(Layer.mergeAll(NodeContext.layer, SessionStore.layerNode, Stdin.layerProcess)),
   Effect.flatMap((code) =>
     Effect.sync(() => {

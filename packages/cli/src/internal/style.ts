@@ -1,4 +1,5 @@
 /** Terminal colours: only on a terminal, never with NO_COLOR. */
+import { coloursAllowed } from "./plainConsole.js"
 export interface Style {
   readonly dim: (text: string) => string
   readonly bold: (text: string) => string
@@ -25,5 +26,4 @@ export const colours: Style = {
 }
 
 /** Colours when `stream` is a terminal and `NO_COLOR` is not set. */
-export const forStream = (stream: { readonly isTTY?: boolean }): Style =>
-  stream.isTTY === true && (process.env.NO_COLOR === undefined || process.env.NO_COLOR === "") ? colours : none
+export const forStream = (stream: { readonly isTTY?: boolean }): Style => (coloursAllowed(stream) ? colours : none)

@@ -1,8 +1,8 @@
 /**
  * The ASCII tree of `branchlog tree`: branch points draw their children with `├─`/`└─`, a linear
  * run stays at one indentation, and long runs are folded (`⋮ 1234 entries`) so that a
- * 100k-entry tree stays readable. Labelled entries, the current leaf and branch points are never
- * folded away. Iterative: a million-deep chain is fine.
+ * 100k-entry tree stays readable. Branch points and the current leaf are never folded away; a
+ * fold says how many labelled entries it holds. Iterative: a million-deep chain is fine.
  */
 import { Tree } from "@branchlog/session-core"
 import type { SessionState } from "@branchlog/session-core"
@@ -34,14 +34,13 @@ export const render = (state: SessionState.SessionState, options: TreeTextOption
     const leaf = id === state.leafId ? ` ${style.green("◀ leaf")}` : ""
     lines.push(`${prefix}${glyph}${marker} ${style.dim(id)} ${entryLine(node.entry, width)}${label}${leaf}`)
   }
-  const keep = (node: Tree.TreeNode) =>
-    node.label !== undefined || node.entry.id === state.leafId || node.children.length !== 1
+  const keep = (node: Tree.TreeNode) => node.entry.id === state.leafId || node.children.length !== 1
   const roots = Tree.getTree(state)
   const stack: Array<Item> = []
   for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i]!, prefix: "", glyph: "" })
   while (stack.length > 0) {
     const { node: first, prefix, glyph } = stack.pop()!
-    // the linear run from here: single-child nodes up to the next branch point, label or leaf
+    // the linear run from here: single-child nodes up to the next branch point or the leaf
     const run: Array<Tree.TreeNode> = [first]
     let last = first
     while (last.children.length === 1 && !keep(last)) {
@@ -52,7 +51,10 @@ export const render = (state: SessionState.SessionState, options: TreeTextOption
     if (run.length > foldAfter) {
       show(run[0]!, prefix, glyph)
       for (const node of run.slice(1, 3)) show(node, continuation, "")
-      lines.push(`${continuation}${style.dim(`  ⋮ ${run.length - 5} entries`)}`)
+      const labelled = run.slice(3, -2).filter((node) => node.label !== undefined).length
+      lines.push(
+        `${continuation}${style.dim(`  ⋮ ${run.length - 5} entries${labelled === 0 ? "" : `, ${labelled} labelled`}`)}`
+      )
       for (const node of run.slice(-2)) show(node, continuation, "")
     } else {
       run.forEach((node, i) => show(node, i === 0 ? prefix : continuation, i === 0 ? glyph : ""))
