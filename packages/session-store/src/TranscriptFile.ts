@@ -11,7 +11,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Stream from "effect/Stream"
-import type { AppendOutcome } from "./internal/backend.js"
+import type { AppendOutcome, DirEntry } from "./internal/backend.js"
 import { FileBackend } from "./internal/backend.js"
 import * as Lines from "./internal/lines.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
@@ -52,6 +52,9 @@ export interface BackupOptions {
   readonly label?: string
 }
 
+/** One name in a folder: kind, modification time (ms) and size. */
+export type DirectoryEntry = DirEntry
+
 /** The service. */
 export interface TranscriptFileShape {
   /** The lines of a file, streamed in chunks; a final segment without `\n` has `terminated: false`. */
@@ -75,6 +78,10 @@ export interface TranscriptFileShape {
   ) => Effect.Effect<void, FileSystemError | E, R>
   /** Copies the exact bytes to `<path>.<label>-<timestamp>-<8hex>.jsonl` and returns that path. */
   readonly backup: (path: string, options?: BackupOptions) => Effect.Effect<string, FileNotFoundError | FileSystemError>
+  /** The names in a folder with their kind, mtime and size (a missing folder is empty). */
+  readonly list: (dir: string) => Effect.Effect<ReadonlyArray<DirectoryEntry>, FileSystemError>
+  /** The absolute form of a path, as this backend resolves it. */
+  readonly resolve: (path: string) => string
   /** Total bytes this service instance has read from files (lines, readFrom): proves tail-only reads. */
   readonly bytesRead: Effect.Effect<number>
 }
@@ -182,6 +189,8 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
     append,
     rewrite,
     backup,
+    list: (dir) => backend.listDirectory(backend.resolve(dir)),
+    resolve: (path) => backend.resolve(path),
     bytesRead: Effect.sync(() => total)
   } satisfies TranscriptFileShape
 })

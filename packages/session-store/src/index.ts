@@ -1,13 +1,16 @@
 /**
- * `@branchlog/session-store`: Effect persistence for session transcripts. This release holds the
- * file-level services (`TranscriptFile`, `FileSnapshot`, `TranscriptLock`) and their errors;
- * `SessionManager`, `SessionCatalog` and `Repair` build on them.
+ * `@branchlog/session-store`: Effect persistence for session transcripts. The file-level services
+ * (`TranscriptFile`, `FileSnapshot`, `TranscriptLock`), the public facade `SessionManager`, the
+ * listing `SessionCatalog`, `prepareForRun`, and their errors and layers.
  *
  * @since 0.1.0
  */
 
 /** Errors of the file-level services (path, offset, lock holder). */
 export * as StoreError from "./StoreError.js"
+
+/** Errors of the session manager and the catalog. */
+export * as SessionError from "./SessionError.js"
 
 /** The bytes of a transcript: streamed lines with offsets, tail reads, one-write appends, atomic rewrites, backups. */
 export * as TranscriptFile from "./TranscriptFile.js"
@@ -17,3 +20,21 @@ export * as FileSnapshot from "./FileSnapshot.js"
 
 /** The exclusive cross-process lock per transcript. */
 export * as TranscriptLock from "./TranscriptLock.js"
+
+/** Where entry ids and session ids come from (injectable; deterministic for tests). */
+export * as IdSource from "./IdSource.js"
+
+/** The optional observer of verified appends. */
+export * as TranscriptObserver from "./TranscriptObserver.js"
+
+/** The public facade over one session: factories, appends, branching, reads. */
+export * as SessionManager from "./SessionManager.js"
+
+/** Finding sessions on disk: default folders, list, listAll, findMostRecent. */
+export * as SessionCatalog from "./SessionCatalog.js"
+
+/** spec §12's preparation of a manager for an agent run. */
+export * as PrepareForRun from "./PrepareForRun.js"
+
+/** The Node and memory layers of every file-level service. */
+export * as SessionStore from "./SessionStore.js"

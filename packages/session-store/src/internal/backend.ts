@@ -51,6 +51,16 @@ export interface FileContent {
   readonly mtimeNs: bigint
 }
 
+/** One name in a folder. */
+export interface DirEntry {
+  readonly name: string
+  readonly isFile: boolean
+  readonly isDirectory: boolean
+  /** Modification time in milliseconds (files only; 0 when unknown). */
+  readonly mtimeMs: number
+  readonly size: number
+}
+
 /** The primitive backend. Paths given to it are absolute (see `resolve`). */
 export interface Backend {
   readonly resolve: (path: string) => string
@@ -83,6 +93,8 @@ export interface Backend {
   readonly copyExclusive: (from: string, to: string) => Effect.Effect<void, FileNotFoundError | FileSystemError>
   /** Creates a folder and its parents (mode 0700). */
   readonly makeDirectory: (dir: string) => Effect.Effect<void, FileSystemError>
+  /** The names in a folder with their kind, mtime and size; a missing folder is empty. */
+  readonly listDirectory: (dir: string) => Effect.Effect<ReadonlyArray<DirEntry>, FileSystemError>
   /** Syncs a folder's entries where the platform allows it. */
   readonly syncDirectory: (dir: string) => Effect.Effect<void>
   /** The canonical path of a file: its folder's real path (symlinks resolved) joined with its name. */

@@ -141,6 +141,21 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
         catch: orNotFound(from, "backup")
       }),
     makeDirectory: (dir) => Effect.sync(() => volume.mkdir(dir)),
+    listDirectory: (dir) =>
+      Effect.sync(() => {
+        if (!volume.isDirectory(dir)) return []
+        return volume.list(dir).map((name) => {
+          const full = posix.join(volume.resolve(dir), name)
+          const inode = volume.inode(full)
+          return {
+            name,
+            isFile: inode !== undefined,
+            isDirectory: inode === undefined && volume.isDirectory(full),
+            mtimeMs: inode === undefined ? 0 : Number(inode.mtimeNs / 1_000_000n),
+            size: inode?.size ?? 0
+          }
+        })
+      }),
     syncDirectory: () => Effect.void,
     hostname: volume.hostname,
     pid: volume.pid,

@@ -1,0 +1,210 @@
+/**
+ * Finding sessions on disk (spec §6): the default folders under branchlog's agent folder
+ * (`BRANCHLOG_AGENT_DIR`, default `~/.branchlog/agent`; pi's `~/.pi/agent` on request),
+ * `list` / `listAll` with the `SessionInfo` of each file (newest first), and `findMostRecent`.
+ * Every file is streamed line by line, at most 8 at a time; backups and temporary files are
+ * skipped.
+ *
+ * @since 0.1.0
+ */
+import { Line } from "@branchlog/session-core"
+import * as Config from "effect/Config"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import type { FileSystemError } from "./StoreError.js"
+import { TranscriptFile } from "./TranscriptFile.js"
+
+/** What `list` tells about one session file. */
+export interface SessionInfo {
+  readonly path: string
+  readonly id: string
+  /** The header's cwd (`""` if absent). */
+  readonly cwd: string
+  readonly name?: string
+  readonly parentSessionPath?: string
+  readonly created: Date
+  /** Time of the latest user or assistant message (else the header's time, else the file's mtime). */
+  readonly modified: Date
+  /** Every `message` entry. */
+  readonly messageCount: number
+  /** The first user message's text, or `"(no messages)"`. */
+  readonly firstMessage: string
+  /** The text of every user and assistant message, joined by spaces. */
+  readonly allMessagesText: string
+}
+
+/** Progress of a listing: files read so far, of how many. */
+export type OnProgress = (loaded: number, total: number) => void
+
+/** Options of the listing functions: the agent folder to use (default {@link agentDir}). */
+export interface CatalogOptions {
+  readonly agentDir?: string
+  /** Files read at once (default 8). */
+  readonly concurrency?: number
+}
+
+const expandHome = (path: string): string =>
+  path === "~" ? os.homedir() : path.startsWith("~/") ? nodePath.join(os.homedir(), path.slice(2)) : path
+
+/** branchlog's agent folder: `$BRANCHLOG_AGENT_DIR` (with `~` expanded), else `~/.branchlog/agent`. */
+export const agentDir: Effect.Effect<string> = Config.string("BRANCHLOG_AGENT_DIR").pipe(
+  Config.option,
+  Effect.map(Option.match({ onNone: () => nodePath.join(os.homedir(), ".branchlog", "agent"), onSome: expandHome })),
+  Effect.orElseSucceed(() => nodePath.join(os.homedir(), ".branchlog", "agent"))
+)
+
+/** pi's agent folder: `$PI_CODING_AGENT_DIR`, else `~/.pi/agent` (pass it as `agentDir` to read pi's sessions). */
+export const piAgentDir: Effect.Effect<string> = Config.string("PI_CODING_AGENT_DIR").pipe(
+  Config.option,
+  Effect.map(Option.match({ onNone: () => nodePath.join(os.homedir(), ".pi", "agent"), onSome: expandHome })),
+  Effect.orElseSucceed(() => nodePath.join(os.homedir(), ".pi", "agent"))
+)
+
+/** `--<cwd without its leading separator, with / \ : replaced by ->--`. */
+export const encodeCwd = (cwd: string): string => `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`
+
+/** `<agentDir>/sessions/--<enc>--`. */
+export const defaultSessionDir = (cwd: string, agent?: string): Effect.Effect<string> =>
+  Effect.map(agent === undefined ? agentDir : Effect.succeed(agent), (dir) => nodePath.join(dir, "sessions", encodeCwd(cwd)))
+
+/** `true` for a session file name (not a backup, a lock, or a temporary file). */
+export const isSessionFileName = (name: string): boolean =>
+  name.endsWith(".jsonl") && !name.startsWith(".") && !/\.(corrupt|backup|reset|bak)-/.test(name) && !name.includes(".tmp")
+
+const textOf = (content: unknown): string => {
+  if (typeof content === "string") return content
+  if (!Array.isArray(content)) return ""
+  return content
+    .filter((block): block is { type: "text"; text: string } => typeof block === "object" && block !== null && block.type === "text" && typeof block.text === "string")
+    .map((block) => block.text)
+    .join(" ")
+}
+
+/** The `SessionInfo` of one file, streamed; `None` when its first row is not a session header. */
+export const readInfo = (path: string, mtimeMs = 0, size?: number): Effect.Effect<Option.Option<SessionInfo>, never, TranscriptFile> =>
+  Effect.gen(function*() {
+    const files = yield* TranscriptFile
+    let header: Record<string, unknown> | undefined
+    let invalid = false
+    let messageCount = 0
+    let firstMessage: string | undefined
+    const texts: Array<string> = []
+    let name: string | undefined
+    let lastActivity = Number.NaN
+    const chunkSize = size === undefined ? undefined : Math.min(1024 * 1024, Math.max(4096, size + 1))
+    yield* files.lines(path, chunkSize === undefined ? {} : { chunkSize }).pipe(
+      Stream.takeWhile(() => !invalid),
+      Stream.runForEachChunk((chunk) =>
+        Effect.sync(() => {
+          for (const l of chunk) {
+            if (invalid) return
+            const parsed = Line.parse(l.text, l.line, l.offset)
+            if (parsed._tag === "Blank" || parsed._tag === "Corrupt") continue
+            if (header === undefined) {
+              if (parsed._tag !== "Header") invalid = true
+              else header = parsed.header as Record<string, unknown>
+              continue
+            }
+            if (parsed._tag !== "Entry") continue
+            const entry = parsed.entry
+            if (entry.type === "session_info") name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined
+            if (entry.type !== "message") continue
+            messageCount += 1
+            const message = entry.message as { readonly role: string; readonly content?: unknown; readonly timestamp?: unknown }
+            if (message.role !== "user" && message.role !== "assistant") continue
+            const text = textOf(message.content)
+            if (text.length > 0) texts.push(text)
+            if (message.role === "user" && firstMessage === undefined && text.length > 0) firstMessage = text
+            const at = typeof message.timestamp === "number" ? message.timestamp : Date.parse(entry.timestamp)
+            if (!Number.isNaN(at) && !(at <= lastActivity)) lastActivity = at
+          }
+        })
+      ),
+      Effect.catchAll(() => Effect.sync(() => {
+        invalid = true
+      }))
+    )
+    if (invalid || header === undefined || typeof header.id !== "string") return Option.none()
+    const created = typeof header.timestamp === "string" ? Date.parse(header.timestamp) : Number.NaN
+    const modified = !Number.isNaN(lastActivity) ? lastActivity : !Number.isNaN(created) ? created : mtimeMs
+    return Option.some<SessionInfo>({
+      path,
+      id: header.id,
+      cwd: typeof header.cwd === "string" ? header.cwd : "",
+      ...(name === undefined ? {} : { name }),
+      ...(typeof header.parentSession === "string" ? { parentSessionPath: header.parentSession } : {}),
+      created: new Date(Number.isNaN(created) ? mtimeMs : created),
+      modified: new Date(modified),
+      messageCount,
+      firstMessage: firstMessage ?? "(no messages)",
+      allMessagesText: texts.join(" ")
+    })
+  })
+
+/** The session files of a folder with their mtimes. */
+const sessionFiles = (dir: string) =>
+  Effect.flatMap(TranscriptFile, (files) =>
+    Effect.map(files.list(dir), (entries) =>
+      entries.filter((e) => e.isFile && isSessionFileName(e.name)).map((e) => ({ path: nodePath.join(files.resolve(dir), e.name), mtimeMs: e.mtimeMs, size: e.size }))))
+
+const infos = (
+  found: ReadonlyArray<{ readonly path: string; readonly mtimeMs: number; readonly size: number }>,
+  onProgress: OnProgress | undefined,
+  concurrency: number
+) =>
+  Effect.gen(function*() {
+    let loaded = 0
+    const results = yield* Effect.forEach(found, (file) =>
+      Effect.map(readInfo(file.path, file.mtimeMs, file.size), (info) => {
+        loaded += 1
+        onProgress?.(loaded, found.length)
+        return info
+      }), { concurrency })
+    return results.flatMap((info) => Option.isSome(info) ? [info.value] : []).sort((a, b) => b.modified.getTime() - a.modified.getTime())
+  })
+
+/** The sessions of `cwd` (in `sessionDir`, default its folder under the agent folder), newest first. */
+export const list = (
+  cwd: string,
+  sessionDir?: string,
+  onProgress?: OnProgress,
+  options: CatalogOptions = {}
+): Effect.Effect<Array<SessionInfo>, FileSystemError, TranscriptFile> =>
+  Effect.gen(function*() {
+    const dir = sessionDir ?? (yield* defaultSessionDir(cwd, options.agentDir))
+    return yield* infos(yield* sessionFiles(dir), onProgress, options.concurrency ?? 8)
+  })
+
+/** Every session under `<agentDir>/sessions/*`, newest first. */
+export const listAll = (
+  onProgress?: OnProgress,
+  options: CatalogOptions = {}
+): Effect.Effect<Array<SessionInfo>, FileSystemError, TranscriptFile> =>
+  Effect.gen(function*() {
+    const files = yield* TranscriptFile
+    const root = nodePath.join(options.agentDir ?? (yield* agentDir), "sessions")
+    const dirs = (yield* files.list(root)).filter((e) => e.isDirectory)
+    const found = (yield* Effect.forEach(dirs, (d) => sessionFiles(nodePath.join(root, d.name)))).flat()
+    return yield* infos(found, onProgress, options.concurrency ?? 8)
+  })
+
+/** The most recently modified (mtime) file of `dir` whose first row is a session header; `None` on any error. */
+export const findMostRecent = (dir: string): Effect.Effect<Option.Option<string>, never, TranscriptFile> =>
+  Effect.gen(function*() {
+    const files = yield* TranscriptFile
+    const found = (yield* sessionFiles(dir)).sort((a, b) => b.mtimeMs - a.mtimeMs)
+    for (const file of found) {
+      const first = yield* files.lines(file.path, { chunkSize: 64 * 1024 }).pipe(
+        Stream.map((l) => Line.parse(l.text, l.line, l.offset)),
+        Stream.filter((p) => p._tag !== "Blank" && p._tag !== "Corrupt"),
+        Stream.take(1),
+        Stream.runHead,
+        Effect.orElseSucceed(() => Option.none<Line.ParsedLine>())
+      )
+      if (Option.isSome(first) && first.value._tag === "Header") return Option.some(file.path)
+    }
+    return Option.none<string>()
+  }).pipe(Effect.orElseSucceed(() => Option.none<string>()))

@@ -1,0 +1,54 @@
+/**
+ * The errors of `SessionManager` and `SessionCatalog`: each names the session file it is about
+ * and, where a line of the file is at fault, its line number and byte offset.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/** An entry id that the session does not know (`branch`, `appendLabelChange`, `createBranchedSession`). */
+export class EntryNotFoundError extends Schema.TaggedError<EntryNotFoundError>()("EntryNotFoundError", {
+  id: Schema.String,
+  path: Schema.optional(Schema.String)
+}) {
+  /** `Entry <id> not found`, as the references word it. */
+  override get message(): string {
+    return `Entry ${this.id} not found${this.path === undefined ? "" : ` in ${this.path}`}`
+  }
+}
+
+/** A session file that cannot be used as asked (fork source without a header, reset of an unreadable header). */
+export class InvalidSessionFileError extends Schema.TaggedError<InvalidSessionFileError>()("InvalidSessionFileError", {
+  path: Schema.String,
+  reason: Schema.String,
+  line: Schema.optional(Schema.Number),
+  offset: Schema.optional(Schema.Number)
+}) {
+  /** The reason, the path, and the line and offset when known. */
+  override get message(): string {
+    const where = this.line === undefined ? "" : ` (line ${this.line}${this.offset === undefined ? "" : `, offset ${this.offset}`})`
+    return `${this.reason}: ${this.path}${where}`
+  }
+}
+
+/** A new session's file appeared on disk with content this manager never wrote: it is not overwritten. */
+export class SessionFileConflictError extends Schema.TaggedError<SessionFileConflictError>()("SessionFileConflictError", {
+  path: Schema.String,
+  size: Schema.Number
+}) {
+  /** Names the file and its size. */
+  override get message(): string {
+    return `session file already exists with ${this.size} bytes that this session never wrote: ${this.path}`
+  }
+}
+
+/** A write was asked of a session opened read-only or held in memory. */
+export class ReadOnlySessionError extends Schema.TaggedError<ReadOnlySessionError>()("ReadOnlySessionError", {
+  path: Schema.optional(Schema.String),
+  operation: Schema.String
+}) {
+  /** Names the operation and the file. */
+  override get message(): string {
+    return `${this.operation}: the session is read-only${this.path === undefined ? "" : `: ${this.path}`}`
+  }
+}

@@ -1,0 +1,347 @@
+/**
+ * The public facade over one session transcript (spec §§4-8): the factories `create`, `open`,
+ * `continueRecent`, `inMemory` and `forkFrom`; the append API; branching; and every read of
+ * §6, answered by session-core from the in-memory state.
+ *
+ * Reads are synchronous (they are pure queries of the state); everything that may touch the file
+ * returns an `Effect`. A manager is single-owner: use it from one fiber at a time. Several
+ * managers (in this process or others) may write one file: each write takes the transcript lock,
+ * folds what others appended (without moving this manager's leaf) and appends whole lines.
+ *
+ * Beyond the references: `flush()` is public and `eagerFlush` writes at once (the default keeps
+ * their order: nothing until the first assistant message, then header and entries in one write);
+ * the header is never written twice; `branch` / `resetLeaf` / `branchWithSummary` persist the
+ * position as a leaf-control row; a corrupt header is recovered with every byte kept in a backup;
+ * reopening a file that only grew parses only the new bytes.
+ *
+ * @since 0.1.0
+ */
+import type { AgentMessage, Entry, SessionContext as Context } from "@branchlog/session-core"
+import { SessionContext, SessionState, Tree } from "@branchlog/session-core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as nodePath from "node:path"
+import { FileSnapshot } from "./FileSnapshot.js"
+import * as IdSource from "./IdSource.js"
+import * as Appends from "./internal/manager/appends.js"
+import * as Branching from "./internal/manager/branching.js"
+import * as Cache from "./internal/manager/cache.js"
+import type { Core, LoadReport as CoreLoadReport, ManagerOptions, Services } from "./internal/manager/core.js"
+import { makeCore } from "./internal/manager/core.js"
+import { newHeader, openInto, startNew } from "./internal/manager/load.js"
+import * as Persist from "./internal/manager/persist.js"
+import * as SessionCatalog from "./SessionCatalog.js"
+import { EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
+import type { FileNotFoundError, FileSystemError } from "./StoreError.js"
+import { TranscriptFile } from "./TranscriptFile.js"
+import { TranscriptLock } from "./TranscriptLock.js"
+
+/** What opening found: corrupt lines, a torn tail, migration, header recovery, backups, bytes read. */
+export type LoadReport = CoreLoadReport
+
+/** Options of every factory: `eagerFlush`, `durability` (`"none"` | `"fsync"`), lock options. */
+export type Options = ManagerOptions
+
+/** Options of `open`: also `readOnly` (migrate and recover in memory only, never write). */
+export interface OpenOptions extends ManagerOptions {
+  readonly readOnly?: boolean
+  /** Use the in-process cache of loaded transcripts (default true). */
+  readonly cache?: boolean
+}
+
+/** Errors of a write. */
+export type WriteError = Persist.WriteError
+
+/** Errors of opening a file. */
+export type OpenError = FileSystemError | FileNotFoundError
+
+/** The services the factories need. */
+export type Requirements = TranscriptFile | FileSnapshot | TranscriptLock
+
+/** A session: reads are synchronous, writes are Effects. */
+export interface SessionManager {
+  /** The working folder the session belongs to. */
+  readonly getCwd: () => string
+  /** The folder new session files go to (`""` in memory). */
+  readonly getSessionDir: () => string
+  /** The header's id. */
+  readonly getSessionId: () => string
+  /** The session file, or `undefined` in memory. */
+  readonly getSessionFile: () => string | undefined
+  /** `false` for in-memory sessions. */
+  readonly isPersisted: () => boolean
+  /** `true` when opened with `readOnly`. */
+  readonly isReadOnly: () => boolean
+  /** The visible leaf. */
+  readonly getLeafId: () => string | null
+  /** The entry at the visible leaf. */
+  readonly getLeafEntry: () => Entry.Entry | undefined
+  /** An entry by id. */
+  readonly getEntry: (id: string) => Entry.Entry | undefined
+  /** The children of an entry (`null`: the roots), in file order. */
+  readonly getChildren: (parentId: string | null) => Array<Entry.Entry>
+  /** The label of an entry. */
+  readonly getLabel: (id: string) => string | undefined
+  /** The root-first path to `fromId` (default: the leaf). */
+  readonly getBranch: (fromId?: string | null) => Array<Entry.Entry>
+  /** The header, or `null`. */
+  readonly getHeader: () => Entry.SessionHeader | null
+  /** Every canonical entry in file order. */
+  readonly getEntries: () => ReadonlyArray<Entry.Entry>
+  /** The whole forest. */
+  readonly getTree: () => Array<Tree.TreeNode>
+  /** The session name (latest `session_info`). */
+  readonly getSessionName: () => string | undefined
+  /** The LLM context at the leaf (or at `leafId`). */
+  readonly buildSessionContext: (leafId?: string | null) => Context.SessionContext
+  /** The live state (for session-core queries such as `JsonView`): do not `apply` to it; `clone` to keep it. */
+  readonly getState: () => SessionState.SessionState
+  /** `true` when any message on any branch is an assistant message. */
+  readonly hasAssistantMessage: () => boolean
+  /** `true` when the header was missing or not first and was recovered on open. */
+  readonly wasRecoveredFromCorruptHeader: () => boolean
+  /** What the last open (or reload) found. */
+  readonly loadReport: () => LoadReport
+  /** Rows applied but not yet written (waiting for the first assistant message). */
+  readonly pendingCount: () => number
+
+  /** Appends a message; returns its id. */
+  readonly appendMessage: (message: AgentMessage.AgentMessage) => Effect.Effect<string, WriteError>
+  /** Appends a thinking-level change. */
+  readonly appendThinkingLevelChange: (level: string) => Effect.Effect<string, WriteError>
+  /** Appends a model change. */
+  readonly appendModelChange: (provider: string, modelId: string) => Effect.Effect<string, WriteError>
+  /** Appends a compaction. */
+  readonly appendCompaction: (
+    summary: string,
+    firstKeptEntryId: string,
+    tokensBefore: number,
+    details?: unknown,
+    fromHook?: boolean
+  ) => Effect.Effect<string, WriteError>
+  /** Appends extension state (never in the LLM context). */
+  readonly appendCustomEntry: (customType: string, data?: unknown) => Effect.Effect<string, WriteError>
+  /** Appends an extension message (in the context as a `custom` message). */
+  readonly appendCustomMessageEntry: (
+    customType: string,
+    content: Entry.CustomMessageEntry["content"],
+    display: boolean,
+    details?: unknown
+  ) => Effect.Effect<string, WriteError>
+  /** Sets (or with `undefined` / `""` clears) a label; `EntryNotFoundError` for an unknown target. */
+  readonly appendLabelChange: (targetId: string, label: string | undefined) => Effect.Effect<string, WriteError | EntryNotFoundError>
+  /** Sets the session name (trimmed). */
+  readonly appendSessionInfo: (name: string) => Effect.Effect<string, WriteError>
+  /** Moves the leaf to `id`; a persisted session writes a leaf control. */
+  readonly branch: (id: string) => Effect.Effect<void, WriteError | EntryNotFoundError>
+  /** Moves the leaf before the first entry: the next append is a new root. */
+  readonly resetLeaf: () => Effect.Effect<void, WriteError>
+  /** Moves the leaf to `fromId` and appends a branch summary there; returns its id. */
+  readonly branchWithSummary: (
+    fromId: string | null,
+    summary: string,
+    details?: unknown,
+    fromHook?: boolean
+  ) => Effect.Effect<string, WriteError | EntryNotFoundError>
+  /** Replaces this session by a new one holding the path to `leafId`; returns the new file. */
+  readonly createBranchedSession: (leafId: string) => Effect.Effect<string | undefined, WriteError | EntryNotFoundError>
+  /** Starts a fresh session; returns its file. */
+  readonly newSession: (options?: { readonly id?: string; readonly parentSession?: string }) => Effect.Effect<string | undefined, WriteError>
+  /** Writes pending rows now (header included for a new file). */
+  readonly flush: () => Effect.Effect<void, WriteError>
+  /** Folds what other writers did to the file since this manager last saw it. */
+  readonly refresh: () => Effect.Effect<void, WriteError>
+  /** Holds the transcript lock across `effect` (e.g. one agent turn). */
+  readonly withWriteLock: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | WriteError, R>
+  /** Sets the header's id and cwd in memory (written with the next rewrite or first flush); returns whether it changed. */
+  readonly setIdentity: (identity: { readonly sessionId: string; readonly cwd: string }) => Effect.Effect<boolean>
+  /** Rewrites the file from the state atomically, after a backup labelled `label`; returns the backups. */
+  readonly rewrite: (label?: string) => Effect.Effect<ReadonlyArray<string>, WriteError>
+  /** Backs the file up, empties it, and keeps only the header (pending): prepareForRun's case 2. */
+  readonly resetTranscript: () => Effect.Effect<string | undefined, WriteError>
+}
+
+const servicesOf = Effect.gen(function*() {
+  return {
+    files: yield* TranscriptFile,
+    snapshots: yield* FileSnapshot,
+    locks: yield* TranscriptLock,
+    ids: yield* IdSource.current
+  } satisfies Services
+})
+
+const make = (core: Core): SessionManager => {
+  const state = () => core.state
+  return {
+    getCwd: () => core.cwd,
+    getSessionDir: () => core.sessionDir,
+    getSessionId: () => core.state.header?.id ?? "",
+    getSessionFile: () => core.file,
+    isPersisted: () => core.persist,
+    isReadOnly: () => core.readOnly,
+    getLeafId: () => core.state.leafId,
+    getLeafEntry: () => Tree.getLeafEntry(state()),
+    getEntry: (id) => Tree.getEntry(state(), id),
+    getChildren: (parentId) => Tree.getChildren(state(), parentId),
+    getLabel: (id) => Tree.getLabel(state(), id),
+    getBranch: (fromId) => Tree.getBranch(state(), fromId),
+    getHeader: () => core.state.header ?? null,
+    getEntries: () => core.state.entries,
+    getTree: () => Tree.getTree(state()),
+    getSessionName: () => Tree.getSessionName(state()),
+    buildSessionContext: (leafId) => SessionContext.buildSessionContext(state(), leafId),
+    getState: state,
+    hasAssistantMessage: () => core.hasAssistant,
+    wasRecoveredFromCorruptHeader: () => core.recoveredCorruptHeader,
+    loadReport: () => core.report,
+    pendingCount: () => core.pending.length,
+
+    appendMessage: (message) => Appends.appendMessage(core, message),
+    appendThinkingLevelChange: (level) => Appends.appendThinkingLevelChange(core, level),
+    appendModelChange: (provider, modelId) => Appends.appendModelChange(core, provider, modelId),
+    appendCompaction: (summary, firstKeptEntryId, tokensBefore, details, fromHook) =>
+      Appends.appendCompaction(core, summary, firstKeptEntryId, tokensBefore, details, fromHook),
+    appendCustomEntry: (customType, data) => Appends.appendCustomEntry(core, customType, data),
+    appendCustomMessageEntry: (customType, content, display, details) =>
+      Appends.appendCustomMessageEntry(core, customType, content, display, details),
+    appendLabelChange: (targetId, label) => Appends.appendLabelChange(core, targetId, label),
+    appendSessionInfo: (name) => Appends.appendSessionInfo(core, name),
+    branch: (id) => Branching.moveLeaf(core, id, "branch"),
+    resetLeaf: () => Branching.moveLeaf(core, null, "resetLeaf") as Effect.Effect<void, WriteError>,
+    branchWithSummary: (fromId, summary, details, fromHook) => Branching.branchWithSummary(core, fromId, summary, details, fromHook),
+    createBranchedSession: (leafId) => Branching.createBranchedSession(core, leafId),
+    newSession: (options) => Branching.newSession(core, options),
+    flush: () => Persist.flush(core),
+    refresh: () => Persist.refresh(core),
+    withWriteLock: (effect) => Persist.withWriteLock(core, effect),
+    setIdentity: (identity) => Effect.sync(() => setIdentity(core, identity)),
+    rewrite: (label = "backup") =>
+      core.persist && core.file !== undefined && !core.readOnly ? Persist.rewriteFromState(core, label) : Effect.succeed([]),
+    resetTranscript: () => resetTranscript(core)
+  }
+}
+
+/** Replaces the header (id, cwd) by rebuilding the state from its rows; the leaf is kept. */
+const setIdentity = (core: Core, identity: { readonly sessionId: string; readonly cwd: string }): boolean => {
+  core.cwd = identity.cwd
+  const header = core.state.header
+  if (header === undefined || (header.id === identity.sessionId && header.cwd === identity.cwd)) return false
+  const next: Entry.SessionHeader = { ...header, id: identity.sessionId, cwd: identity.cwd }
+  const leaf = core.state.leafId
+  const rows = SessionState.rows(core.state).map((row) => row === core.state.headerLine ? { ...row, header: next } : row)
+  core.state = SessionState.fromRecords(rows)
+  SessionState.navigate(core.state, leaf)
+  core.pending = core.pending.map((p) => p.row._tag === "Header" ? { row: { _tag: "Header", header: next }, text: JSON.stringify(next) } : p)
+  return true
+}
+
+const resetTranscript = (core: Core): Effect.Effect<string | undefined, WriteError> =>
+  Effect.gen(function*() {
+    const header = core.state.header
+    if (!core.persist || core.file === undefined || core.readOnly || header === undefined) return undefined
+    const file = core.file
+    const { files, snapshots, locks } = core.services
+    const backup = yield* locks.withLock(
+      file,
+      Effect.gen(function*() {
+        const existing = yield* snapshots.capture(file)
+        const saved = Option.isSome(existing) && existing.value.size > 0 ? yield* files.backup(file, { label: "reset" }) : undefined
+        yield* files.rewrite(file, "")
+        return saved
+      }),
+      core.options.lock
+    )
+    startNew(core, [{ _tag: "Header", header }], file)
+    return backup
+  })
+
+const resolveDir = (dir: string | undefined, cwd: string) =>
+  dir === undefined ? SessionCatalog.defaultSessionDir(cwd) : Effect.succeed(dir)
+
+/** A new session for `cwd`: its file is chosen in `sessionDir` (default per spec §6), nothing is written yet. */
+export const create = (cwd: string, sessionDir?: string, options: Options = {}): Effect.Effect<SessionManager, never, Requirements> =>
+  Effect.gen(function*() {
+    const services = yield* servicesOf
+    const dir = services.files.resolve(yield* resolveDir(sessionDir, cwd))
+    const core = makeCore(services, options, { cwd, sessionDir: dir, file: undefined, persist: true })
+    const header = yield* newHeader(core)
+    startNew(core, [{ _tag: "Header", header }], nodePath.join(dir, Branching.fileNameOf(header)))
+    if (Persist.flushes(core)) yield* Effect.orDie(Persist.flush(core))
+    return make(core)
+  })
+
+/** Opens a session file (a missing or empty file starts a new session at that path). */
+export const open = (
+  path: string,
+  sessionDir?: string,
+  cwdOverride?: string,
+  options: OpenOptions = {}
+): Effect.Effect<SessionManager, OpenError, Requirements> =>
+  Effect.gen(function*() {
+    const services = yield* servicesOf
+    const file = services.files.resolve(path)
+    const core = makeCore(services, options, {
+      cwd: cwdOverride ?? process.cwd(),
+      sessionDir: sessionDir === undefined ? nodePath.dirname(file) : services.files.resolve(sessionDir),
+      file,
+      persist: true,
+      readOnly: options.readOnly ?? false
+    })
+    yield* openInto(core, file, { readOnly: options.readOnly ?? false, useCache: options.cache ?? true })
+    if (cwdOverride === undefined && typeof core.state.header?.cwd === "string") core.cwd = core.state.header.cwd
+    return make(core)
+  })
+
+/** Opens the most recent session of the folder (by mtime), or creates a new one. */
+export const continueRecent = (
+  cwd: string,
+  sessionDir?: string,
+  options: Options = {}
+): Effect.Effect<SessionManager, OpenError, Requirements> =>
+  Effect.gen(function*() {
+    const dir = yield* resolveDir(sessionDir, cwd)
+    const recent = yield* SessionCatalog.findMostRecent(dir)
+    return Option.isSome(recent) ? yield* open(recent.value, dir, undefined, options) : yield* create(cwd, dir, options)
+  })
+
+/** A session that never touches disk. */
+export const inMemory = (cwd: string = process.cwd(), options: Options = {}): Effect.Effect<SessionManager, never, Requirements> =>
+  Effect.gen(function*() {
+    const core = makeCore(yield* servicesOf, options, { cwd, sessionDir: "", file: undefined, persist: false })
+    startNew(core, [{ _tag: "Header", header: yield* newHeader(core) }], undefined)
+    return make(core)
+  })
+
+/**
+ * A new session in `sessionDir` (default: `targetCwd`'s folder) holding every row of
+ * `sourcePath` under a fresh header (`parentSession` = the source); written at once, then opened.
+ */
+export const forkFrom = (
+  sourcePath: string,
+  targetCwd: string,
+  sessionDir?: string,
+  options: Options = {}
+): Effect.Effect<SessionManager, OpenError | InvalidSessionFileError | WriteError, Requirements> =>
+  Effect.gen(function*() {
+    const services = yield* servicesOf
+    const source = yield* open(sourcePath, undefined, undefined, { readOnly: true, cache: false })
+    if (source.pendingCount() > 0 || source.wasRecoveredFromCorruptHeader()) {
+      return yield* new InvalidSessionFileError({ path: sourcePath, reason: "Cannot fork: source session file is empty or invalid" })
+    }
+    const dir = services.files.resolve(yield* resolveDir(sessionDir, targetCwd))
+    const core = makeCore(services, options, { cwd: targetCwd, sessionDir: dir, file: undefined, persist: true })
+    const header = yield* newHeader(core, { parentSession: sourcePath })
+    const file = nodePath.join(dir, Branching.fileNameOf(header))
+    const rows = SessionState.rows(source.getState()).filter((row) =>
+      row._tag === "Entry" || row._tag === "LeafControl" || row._tag === "Opaque"
+    )
+    const text = [JSON.stringify(header), ...rows.map((row) => row._tag === "Opaque" ? row.raw : JSON.stringify(row._tag === "Entry" ? row.entry : (row as { control: unknown }).control))]
+    yield* services.locks.withLock(file, services.files.append(file, text, { durability: options.durability ?? "none" }), options.lock)
+    return yield* open(file, dir, targetCwd, options)
+  })
+
+/** Changes the bounds of the in-process cache of loaded transcripts (entries, total bytes). */
+export const configureCache = (limits: Partial<Cache.CacheLimits>): void => Cache.configure(limits)
+
+/** `Entry <id> not found`. */
+export { EntryNotFoundError }

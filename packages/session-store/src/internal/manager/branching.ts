@@ -1,0 +1,150 @@
+/**
+ * Moving the leaf and starting sessions from a path: `branch`, `resetLeaf` and
+ * `branchWithSummary` (a persisted session writes OpenClaw's leaf-control row, so the position
+ * survives a reopen), `createBranchedSession` and `newSession`.
+ */
+import type { Entry } from "@branchlog/session-core"
+import { SessionState, Tree } from "@branchlog/session-core"
+import * as Effect from "effect/Effect"
+import * as nodePath from "node:path"
+import { EntryNotFoundError } from "../../SessionError.js"
+import type { Core, OwnRow } from "./core.js"
+import { isAssistant, mintId } from "./core.js"
+import { newHeader, startNew } from "./load.js"
+import type { WriteError } from "./persist.js"
+import { commit, flush, flushes } from "./persist.js"
+
+/** The file name of a session: `<timestamp with : and . → ->_<sessionId>.jsonl`. */
+export const fileNameOf = (header: Entry.SessionHeader): string =>
+  `${(header.timestamp ?? new Date(0).toISOString()).replace(/[:.]/g, "-")}_${header.id}.jsonl`
+
+const notFound = (core: Core, id: string) =>
+  new EntryNotFoundError({ id, ...(core.file === undefined ? {} : { path: core.file }) })
+
+const writesControls = (core: Core): boolean => core.persist && core.file !== undefined
+
+/** A leaf control to `targetId`, unless the leaf is already there. */
+const controlTo = (core: Core, targetId: string | null, now: number, taken: Set<string>): Array<OwnRow> => {
+  const resolved = SessionState.resolveCanonical(core.state, targetId)
+  if (core.state.leafId === resolved && core.state.appendParentId === resolved) return []
+  const id = mintId(core, taken)
+  taken.add(id)
+  const control: Entry.LeafControl = {
+    type: "leaf",
+    id,
+    parentId: core.tailId,
+    timestamp: new Date(now).toISOString(),
+    targetId
+  }
+  return [{ _tag: "LeafControl", control }]
+}
+
+/** Moves the leaf to `id` (or to no leaf with `null`); persisted sessions write a leaf control. */
+export const moveLeaf = (core: Core, id: string | null, operation: string): Effect.Effect<void, WriteError | EntryNotFoundError> =>
+  Effect.suspend((): Effect.Effect<void, WriteError | EntryNotFoundError> => {
+    if (id !== null && !SessionState.hasId(core.state, id)) return Effect.fail(notFound(core, id))
+    if (!writesControls(core)) {
+      SessionState.navigate(core.state, id)
+      return Effect.void
+    }
+    return Effect.asVoid(commit(core, (now) => controlTo(core, id, now, new Set()), { operation }))
+  })
+
+/** `branchWithSummary(fromId | null, summary, details?, fromHook?)`: returns the summary's id. */
+export const branchWithSummary = (
+  core: Core,
+  fromId: string | null,
+  summary: string,
+  details?: unknown,
+  fromHook?: boolean
+): Effect.Effect<string, WriteError | EntryNotFoundError> =>
+  Effect.suspend((): Effect.Effect<string, WriteError | EntryNotFoundError> => {
+    if (fromId !== null && !SessionState.hasId(core.state, fromId)) return Effect.fail(notFound(core, fromId))
+    if (!writesControls(core)) SessionState.navigate(core.state, fromId)
+    return commit(core, (now) => {
+      const taken = new Set<string>()
+      const rows: Array<OwnRow> = writesControls(core) ? controlTo(core, fromId, now, taken) : []
+      const parentId = SessionState.resolveCanonical(core.state, fromId)
+      const entry = {
+        type: "branch_summary",
+        id: mintId(core, taken),
+        parentId,
+        timestamp: new Date(now).toISOString(),
+        fromId: fromId ?? "root",
+        summary,
+        details,
+        fromHook
+      } as Entry.Entry
+      rows.push({ _tag: "Entry", entry })
+      return rows
+    }, { operation: "branchWithSummary" }).pipe(
+      Effect.map((rows) => {
+        const last = rows[rows.length - 1]!
+        return last._tag === "Entry" ? last.entry.id : ""
+      })
+    )
+  })
+
+/**
+ * `createBranchedSession(leafId)`: a new session holding the path to `leafId` (labels left out,
+ * then re-created for the labelled entries on the path). Persisted sessions get a new file in the
+ * same folder, written once the path holds an assistant message. Returns the new file, if any.
+ */
+export const createBranchedSession = (core: Core, leafId: string): Effect.Effect<string | undefined, WriteError | EntryNotFoundError> =>
+  Effect.gen(function*() {
+    const path = Tree.getBranch(core.state, leafId)
+    if (path.length === 0) return yield* notFound(core, leafId)
+    const previousFile = core.persist ? core.file : undefined
+    const header = yield* newHeader(core, { parentSession: previousFile })
+    const rows: Array<OwnRow> = [{ _tag: "Header", header }]
+    const taken = new Set<string>()
+    let previous: string | null = null
+    const kept: Array<Entry.Entry> = []
+    for (const entry of path) {
+      if (entry.type === "label") continue
+      taken.add(entry.id)
+      const normalized = entry.parentId === previous ? entry : ({ ...entry, parentId: previous } as Entry.Entry)
+      rows.push({ _tag: "Entry", entry: normalized })
+      kept.push(entry)
+      previous = entry.id
+    }
+    const labels: Array<{ readonly targetId: string; readonly label: string; readonly timestamp: string }> = []
+    for (const entry of kept) {
+      const info = core.state.labels.get(entry.id)
+      if (info !== undefined) labels.push({ targetId: entry.id, label: info.label, timestamp: info.timestamp })
+    }
+    const oldState = core.state
+    const ids = core.services.ids
+    for (const label of labels) {
+      const id = mintIn(ids, oldState, taken)
+      taken.add(id)
+      rows.push({ _tag: "Entry", entry: { type: "label", id, parentId: previous, timestamp: label.timestamp, targetId: label.targetId, label: label.label } })
+      previous = id
+    }
+    const file = core.persist ? nodePath.join(core.sessionDir, fileNameOf(header)) : undefined
+    startNew(core, rows, file)
+    core.hasAssistant = kept.some(isAssistant)
+    if (flushes(core)) yield* flush(core)
+    return file
+  })
+
+const mintIn = (ids: Core["services"]["ids"], state: SessionState.SessionState, taken: ReadonlySet<string>): string => {
+  for (let i = 0; i < 100; i++) {
+    const id = ids.uuid().slice(0, 8)
+    if (!taken.has(id) && !SessionState.hasId(state, id)) return id
+  }
+  return ids.uuid()
+}
+
+/** `newSession({id?, parentSession?})`: a fresh session (a new file in the session folder when persisted). */
+export const newSession = (
+  core: Core,
+  options: { readonly id?: string | undefined; readonly parentSession?: string | undefined } = {}
+): Effect.Effect<string | undefined, WriteError> =>
+  Effect.gen(function*() {
+    const header = yield* newHeader(core, options)
+    const file = core.persist ? nodePath.join(core.sessionDir, fileNameOf(header)) : undefined
+    startNew(core, [{ _tag: "Header", header }], file)
+    if (flushes(core)) yield* flush(core)
+    return file
+  })

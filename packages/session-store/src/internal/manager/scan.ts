@@ -1,0 +1,124 @@
+/**
+ * One streaming pass over a transcript: lines come from `TranscriptFile.lines` (never a
+ * whole-file string), are parsed with their line number and byte offset, and are folded into a
+ * state at once when the file starts with a current-version header (the fast path); otherwise
+ * they are collected for header recovery and migration.
+ */
+import { Line, Migration, SessionState } from "@branchlog/session-core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
+import type * as FileSnapshot from "../../FileSnapshot.js"
+import type { FileSystemError } from "../../StoreError.js"
+import type { CorruptReport, Services } from "./core.js"
+import { isAssistant, rowId } from "./core.js"
+
+/** What one pass found. */
+export interface Scan {
+  readonly exists: boolean
+  /** `true`: the state holds every line (current version, header first). */
+  readonly direct: boolean
+  readonly state: SessionState.SessionState
+  /** Every parsed line, when not `direct`. */
+  readonly lines: Array<Line.ParsedLine>
+  readonly endOffset: number
+  readonly lineCount: number
+  readonly tailId: string | null
+  readonly hasAssistant: boolean
+  readonly corrupt: Array<CorruptReport>
+  readonly tornTail: CorruptReport | undefined
+  readonly snapshot: FileSnapshot.Snapshot | undefined
+  readonly bytesRead: number
+}
+
+const PROBE = 0
+const DIRECT = 1
+const COLLECT = 2
+
+/** Reads and parses a whole file in one pass. A missing file gives `exists: false`. */
+export const scanFile = (services: Services, path: string): Effect.Effect<Scan, FileSystemError> =>
+  Effect.gen(function*() {
+    for (let attempt = 0;; attempt++) {
+      const before = yield* services.snapshots.capture(path)
+      if (Option.isNone(before)) return missing()
+      const startBytes = yield* services.files.bytesRead
+      const state = SessionState.empty()
+      let mode = PROBE
+      const lines: Array<Line.ParsedLine> = []
+      let endOffset = 0
+      let lineCount = 0
+      let tailId: string | null = null
+      let hasAssistant = false
+      const corrupt: Array<CorruptReport> = []
+      let tornTail: CorruptReport | undefined
+      const fold = (parsed: Line.ParsedLine) => {
+        SessionState.apply(state, parsed)
+        const id = rowId(parsed)
+        if (id !== undefined) tailId = id
+        if (parsed._tag === "Entry" && !hasAssistant && isAssistant(parsed.entry)) hasAssistant = true
+      }
+      const read = yield* services.files.lines(path).pipe(
+        Stream.runForEachChunk((chunk) =>
+          Effect.sync(() => {
+            for (const l of chunk) {
+              const parsed = Line.parse(l.text, l.line, l.offset)
+              lineCount = l.line
+              endOffset = l.offset + l.byteLength + (l.terminated ? 1 : 0)
+              if (parsed._tag === "Corrupt") corrupt.push({ line: l.line, offset: l.offset, reason: parsed.reason })
+              if (!l.terminated) tornTail = { line: l.line, offset: l.offset, reason: "no newline at end of file" }
+              if (mode === DIRECT) {
+                fold(parsed)
+                continue
+              }
+              lines.push(parsed)
+              if (mode === PROBE && parsed._tag !== "Blank" && parsed._tag !== "Corrupt") {
+                if (parsed._tag === "Header" && !Migration.needsMigration(Migration.versionOf(parsed.header))) {
+                  mode = DIRECT
+                  for (const buffered of lines) fold(buffered)
+                  lines.length = 0
+                } else mode = COLLECT
+              }
+            }
+          })
+        ),
+        Effect.as(true),
+        Effect.catchTag("FileNotFoundError", () => Effect.succeed(false))
+      )
+      if (!read) return missing()
+      const after = yield* services.snapshots.capture(path, { upTo: endOffset })
+      if (Option.isNone(after)) return missing()
+      if (after.value.ino !== before.value.ino || after.value.dev !== before.value.dev) {
+        if (attempt < 3) continue
+      }
+      const bytesRead = (yield* services.files.bytesRead) - startBytes
+      return {
+        exists: true,
+        direct: mode === DIRECT,
+        state,
+        lines,
+        endOffset,
+        lineCount,
+        tailId,
+        hasAssistant,
+        corrupt,
+        tornTail,
+        snapshot: after.value,
+        bytesRead
+      } satisfies Scan
+    }
+  })
+
+const missing = (): Scan => ({
+  exists: false,
+  direct: false,
+  state: SessionState.empty(),
+  lines: [],
+  endOffset: 0,
+  lineCount: 0,
+  tailId: null,
+  hasAssistant: false,
+  corrupt: [],
+  tornTail: undefined,
+  snapshot: undefined,
+  bytesRead: 0
+})

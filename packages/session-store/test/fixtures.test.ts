@@ -1,0 +1,58 @@
+/**
+ * Every public fixture opens read-only through the store (Node layer on a real copy, memory
+ * layer on a volume copy) and yields the expected `context`, `tree` and `info`; the file is
+ * byte-identical afterwards and nothing is written beside it. A writable open of a current-version
+ * fixture does not write either.
+ */
+import { JsonView } from "@branchlog/session-core"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as path from "node:path"
+import { afterAll } from "vitest"
+import * as SessionManager from "../src/SessionManager.js"
+import { cleanupTempRoots, harnesses } from "./harness.js"
+import { comparable, fixtures } from "./support/fixtures.js"
+
+afterAll(cleanupTempRoots)
+
+const all = fixtures()
+
+for (const harness of harnesses) {
+  describe(`fixtures through the store (${harness.name})`, () => {
+    it("finds the fixtures", () => expect(all.length).toBeGreaterThanOrEqual(10))
+
+    for (const fixture of all) {
+      it.live(`${fixture.name}: read-only open gives the expected context, tree and info, and leaves the file byte-identical`, () => {
+        const { dir, ext, layer } = harness.make()
+        const file = path.join(dir, fixture.file)
+        ext.write(file, fixture.bytes)
+        return Effect.gen(function*() {
+          for (const cache of [false, true, true]) {
+            const sm = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache })
+            const state = sm.getState()
+            for (const [section, answer] of [["context", JsonView.context(state)], ["tree", JsonView.tree(state)], ["info", JsonView.info(state)]] as const) {
+              const [got, want] = comparable(fixture, section, answer)
+              expect(got, `${fixture.name} ${section}`).toEqual(want)
+            }
+          }
+          expect(ext.read(file)!.equals(fixture.bytes)).toBe(true)
+          expect(ext.list(dir)).toEqual([fixture.file])
+        }).pipe(Effect.provide(layer as Layer.Layer<SessionManager.Requirements>))
+      })
+    }
+
+    it.live("a writable open of a current-version fixture writes nothing", () => {
+      const { dir, ext, layer } = harness.make()
+      return Effect.gen(function*() {
+        for (const fixture of all.filter((f) => !f.name.startsWith("legacy"))) {
+          const file = path.join(dir, fixture.file)
+          ext.write(file, fixture.bytes)
+          const sm = yield* SessionManager.open(file)
+          expect(sm.loadReport().rewritten, fixture.name).toBe(false)
+          expect(ext.read(file)!.equals(fixture.bytes), fixture.name).toBe(true)
+        }
+      }).pipe(Effect.provide(layer as Layer.Layer<SessionManager.Requirements>))
+    })
+  })
+}
