@@ -28,6 +28,8 @@ export default tseslint.config(
         destructuredArrayIgnorePattern: "^_"
       }],
       "@typescript-eslint/no-namespace": "off",
+      // Data.TaggedEnum members without fields are written `{}`
+      "@typescript-eslint/no-empty-object-type": "off",
       "@typescript-eslint/consistent-type-imports": "error"
     }
   }

@@ -32,7 +32,12 @@ const now = () => Number(process.hrtime.bigint()) / 1e6
 const median = (times: Array<number>) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!
 
 /** Interleaved medians of an async and a sync function. */
-const measurePairAsync = async (a: () => Promise<unknown>, b: () => unknown, runs = 7, warmup = 1): Promise<[number, number]> => {
+const measurePairAsync = async (
+  a: () => Promise<unknown>,
+  b: () => unknown,
+  runs = 7,
+  warmup = 1
+): Promise<[number, number]> => {
   for (let i = 0; i < warmup; i++) {
     await a()
     b()
@@ -85,7 +90,12 @@ const bareStreamParse = (file: string) => {
   return out.length
 }
 
-const userMessage = (i: number) => ({ role: "user", content: `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(12)}`, timestamp: 1_777_000_000_000 + i }) as never
+const userMessage = (i: number) =>
+  ({
+    role: "user",
+    content: `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(12)}`,
+    timestamp: 1_777_000_000_000 + i
+  }) as never
 
 const rows: Array<Array<string>> = [["case", "entries", "MB", "ours", "baseline", "ours / baseline", "throughput"]]
 const mb = (file: string) => (fs.statSync(file).size / 1e6).toFixed(1)
@@ -104,7 +114,15 @@ for (const entries of [10_000, 100_000]) {
     () => bareParse(file),
     runs
   )
-  rows.push(["open (stream + parse + fold)", String(entries), mb(file), ms(ours), `${ms(bare)} read+split+JSON.parse`, ratio(ours, bare, 2), rate(entries, ours, " entries")])
+  rows.push([
+    "open (stream + parse + fold)",
+    String(entries),
+    mb(file),
+    ms(ours),
+    `${ms(bare)} read+split+JSON.parse`,
+    ratio(ours, bare, 2),
+    rate(entries, ours, " entries")
+  ])
 
   // reopen after 1k appends by another writer: tail-only from the cache, vs a full open
   await run(SessionManager.open(file))
@@ -114,7 +132,13 @@ for (const entries of [10_000, 100_000]) {
     let out = ""
     for (let i = 0; i < 1000; i++) {
       const id = `b${String(r).padStart(2, "0")}${String(i).padStart(5, "0")}`
-      out += JSON.stringify({ type: "message", id, parentId: leaf, timestamp: new Date().toISOString(), message: userMessage(i) }) + "\n"
+      out += JSON.stringify({
+        type: "message",
+        id,
+        parentId: leaf,
+        timestamp: new Date().toISOString(),
+        message: userMessage(i)
+      }) + "\n"
       leaf = id
     }
     fs.appendFileSync(file, out)
@@ -124,15 +148,17 @@ for (const entries of [10_000, 100_000]) {
     if (!sm.loadReport().fromCache) throw new Error("expected a cache hit")
   }
   const tailMs = median(tail)
-  const full = median(await Promise.all([0]).then(async () => {
-    const times: Array<number> = []
-    for (let r = 0; r < runs; r++) {
-      const t = now()
-      await run(SessionManager.open(file, undefined, undefined, { cache: false }))
-      times.push(now() - t)
-    }
-    return times
-  }))
+  const full = median(
+    await Promise.all([0]).then(async () => {
+      const times: Array<number> = []
+      for (let r = 0; r < runs; r++) {
+        const t = now()
+        await run(SessionManager.open(file, undefined, undefined, { cache: false }))
+        times.push(now() - t)
+      }
+      return times
+    })
+  )
   const speedup = full / tailMs
   rows.push([
     "reopen after 1k foreign appends (tail only)",
@@ -148,8 +174,17 @@ for (const entries of [10_000, 100_000]) {
 // appends: 10k entries inside one withWriteLock vs appendFileSync of the same lines
 {
   const count = 10_000
-  const lines = Array.from({ length: count }, (_, i) =>
-    JSON.stringify({ type: "message", id: (0x10000000 + i).toString(16), parentId: i === 0 ? null : (0x10000000 + i - 1).toString(16), timestamp: new Date().toISOString(), message: userMessage(i) }))
+  const lines = Array.from(
+    { length: count },
+    (_, i) =>
+      JSON.stringify({
+        type: "message",
+        id: (0x10000000 + i).toString(16),
+        parentId: i === 0 ? null : (0x10000000 + i - 1).toString(16),
+        timestamp: new Date().toISOString(),
+        message: userMessage(i)
+      })
+  )
   const bareAppend = (fsync: boolean) => () => {
     const file = path.join(root, `bare-${Math.random().toString(16).slice(2)}.jsonl`)
     for (const line of lines) {
@@ -181,16 +216,48 @@ for (const entries of [10_000, 100_000]) {
   }
   const bare = measure(bareAppend(false), { runs: 5, warmup: 1 })
   const held = await timeAsync(ours(count, {}, true), 5)
-  rows.push(["append inside one withWriteLock", String(count), "", ms(held), `${ms(bare)} appendFileSync`, ratio(held, bare, 2), rate(count, held, " appends")])
+  rows.push([
+    "append inside one withWriteLock",
+    String(count),
+    "",
+    ms(held),
+    `${ms(bare)} appendFileSync`,
+    ratio(held, bare, 2),
+    rate(count, held, " appends")
+  ])
   const eachCount = 2_000
   const each = await timeAsync(ours(eachCount, {}, false), 3)
-  rows.push(["append, each taking the lock", String(eachCount), "", ms(each), `${ms(bare * eachCount / count)} appendFileSync (scaled)`, ratio(each, bare * eachCount / count), rate(eachCount, each, " appends")])
+  rows.push([
+    "append, each taking the lock",
+    String(eachCount),
+    "",
+    ms(each),
+    `${ms(bare * eachCount / count)} appendFileSync (scaled)`,
+    ratio(each, bare * eachCount / count),
+    rate(eachCount, each, " appends")
+  ])
   const fsyncCount = 1_000
   const bareFsync = measure(() => bareAppend(true)(), { runs: 3, warmup: 0 }) * fsyncCount / count
   const heldFsync = await timeAsync(ours(fsyncCount, { durability: "fsync" }, true), 3)
-  rows.push(["append with fsync, inside withWriteLock", String(fsyncCount), "", ms(heldFsync), `${ms(bareFsync)} write+fsync (scaled)`, ratio(heldFsync, bareFsync), rate(fsyncCount, heldFsync, " appends")])
+  rows.push([
+    "append with fsync, inside withWriteLock",
+    String(fsyncCount),
+    "",
+    ms(heldFsync),
+    `${ms(bareFsync)} write+fsync (scaled)`,
+    ratio(heldFsync, bareFsync),
+    rate(fsyncCount, heldFsync, " appends")
+  ])
   const eachFsync = await timeAsync(ours(fsyncCount, { durability: "fsync" }, false), 3)
-  rows.push(["append with fsync, each taking the lock", String(fsyncCount), "", ms(eachFsync), `${ms(bareFsync)} write+fsync (scaled)`, ratio(eachFsync, bareFsync), rate(fsyncCount, eachFsync, " appends")])
+  rows.push([
+    "append with fsync, each taking the lock",
+    String(fsyncCount),
+    "",
+    ms(eachFsync),
+    `${ms(bareFsync)} write+fsync (scaled)`,
+    ratio(eachFsync, bareFsync),
+    rate(fsyncCount, eachFsync, " appends")
+  ])
 }
 
 // list over 1,000 session files
@@ -214,7 +281,15 @@ for (const entries of [10_000, 100_000]) {
   const bare = measure(() => {
     for (const name of fs.readdirSync(dir)) bareParse(path.join(dir, name))
   }, { runs: 5, warmup: 1 })
-  rows.push(["list 1,000 session files", "40 each", (bytes / 1e6).toFixed(1), ms(ours), `${ms(bare)} read+split+JSON.parse each`, ratio(ours, bare), rate(1000, ours, " files")])
+  rows.push([
+    "list 1,000 session files",
+    "40 each",
+    (bytes / 1e6).toFixed(1),
+    ms(ours),
+    `${ms(bare)} read+split+JSON.parse each`,
+    ratio(ours, bare),
+    rate(1000, ours, " files")
+  ])
 }
 
 // one file of at least 300 MB
@@ -239,11 +314,23 @@ if (!quick) {
   t = now()
   const sm = await run(SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
   const ours = now() - t
-  rows.push(["open a ≥300 MB file", String(entries), mb(file), ms(ours), `${ms(bare)} streamed read+split+JSON.parse (${count} lines)`, ratio(ours, bare, 2), rate(entries, ours, " entries")])
+  rows.push([
+    "open a ≥300 MB file",
+    String(entries),
+    mb(file),
+    ms(ours),
+    `${ms(bare)} streamed read+split+JSON.parse (${count} lines)`,
+    ratio(ours, bare, 2),
+    rate(entries, ours, " entries")
+  ])
   if (sm.getEntries().length !== entries) throw new Error(`opened ${sm.getEntries().length} entries`)
 } else rows.push(["open a ≥300 MB file", "skipped (BRANCHLOG_BENCH_QUICK=1)", "", "", "", "", ""])
 
-console.log(`session-store benchmark (node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}; medians)\n`)
+console.log(
+  `session-store benchmark (node ${process.version}, ${os.cpus().length} CPUs, load ${
+    os.loadavg()[0]!.toFixed(1)
+  }; medians)\n`
+)
 table(rows)
 await runtime.dispose()
 fs.rmSync(root, { recursive: true, force: true })

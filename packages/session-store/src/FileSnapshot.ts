@@ -66,7 +66,9 @@ export interface FileSnapshotShape {
 }
 
 /** The FileSnapshot service tag. */
-export class FileSnapshot extends Context.Tag("@branchlog/session-store/FileSnapshot")<FileSnapshot, FileSnapshotShape>() {}
+export class FileSnapshot
+  extends Context.Tag("@branchlog/session-store/FileSnapshot")<FileSnapshot, FileSnapshotShape>()
+{}
 
 /** The hex sha256 of some bytes. */
 export const hashBytes = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")

@@ -68,23 +68,33 @@ export const encodeCwd = (cwd: string): string => `--${cwd.replace(/^[/\\]/, "")
 
 /** `<agentDir>/sessions/--<enc>--`. */
 export const defaultSessionDir = (cwd: string, agent?: string): Effect.Effect<string> =>
-  Effect.map(agent === undefined ? agentDir : Effect.succeed(agent), (dir) => nodePath.join(dir, "sessions", encodeCwd(cwd)))
+  Effect.map(
+    agent === undefined ? agentDir : Effect.succeed(agent),
+    (dir) => nodePath.join(dir, "sessions", encodeCwd(cwd))
+  )
 
 /** `true` for a session file name (not a backup, a lock, or a temporary file). */
 export const isSessionFileName = (name: string): boolean =>
-  name.endsWith(".jsonl") && !name.startsWith(".") && !/\.(corrupt|backup|reset|bak)-/.test(name) && !name.includes(".tmp")
+  name.endsWith(".jsonl") && !name.startsWith(".") && !/\.(corrupt|backup|reset|bak)-/.test(name) &&
+  !name.includes(".tmp")
 
 const textOf = (content: unknown): string => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""
   return content
-    .filter((block): block is { type: "text"; text: string } => typeof block === "object" && block !== null && block.type === "text" && typeof block.text === "string")
+    .filter((block): block is { type: "text"; text: string } =>
+      typeof block === "object" && block !== null && block.type === "text" && typeof block.text === "string"
+    )
     .map((block) => block.text)
     .join(" ")
 }
 
 /** The `SessionInfo` of one file, streamed; `None` when its first row is not a session header. */
-export const readInfo = (path: string, mtimeMs = 0, size?: number): Effect.Effect<Option.Option<SessionInfo>, never, TranscriptFile> =>
+export const readInfo = (
+  path: string,
+  mtimeMs = 0,
+  size?: number
+): Effect.Effect<Option.Option<SessionInfo>, never, TranscriptFile> =>
   Effect.gen(function*() {
     const files = yield* TranscriptFile
     let header: Record<string, unknown> | undefined
@@ -110,10 +120,18 @@ export const readInfo = (path: string, mtimeMs = 0, size?: number): Effect.Effec
             }
             if (parsed._tag !== "Entry") continue
             const entry = parsed.entry
-            if (entry.type === "session_info") name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined
+            if (entry.type === "session_info") {
+              name = typeof entry.name === "string"
+                ? entry.name.trim() || undefined
+                : undefined
+            }
             if (entry.type !== "message") continue
             messageCount += 1
-            const message = entry.message as { readonly role: string; readonly content?: unknown; readonly timestamp?: unknown }
+            const message = entry.message as {
+              readonly role: string
+              readonly content?: unknown
+              readonly timestamp?: unknown
+            }
             if (message.role !== "user" && message.role !== "assistant") continue
             const text = textOf(message.content)
             if (text.length > 0) texts.push(text)
@@ -123,9 +141,11 @@ export const readInfo = (path: string, mtimeMs = 0, size?: number): Effect.Effec
           }
         })
       ),
-      Effect.catchAll(() => Effect.sync(() => {
-        invalid = true
-      }))
+      Effect.catchAll(() =>
+        Effect.sync(() => {
+          invalid = true
+        })
+      )
     )
     if (invalid || header === undefined || typeof header.id !== "string") return Option.none()
     const created = typeof header.timestamp === "string" ? Date.parse(header.timestamp) : Number.NaN
@@ -146,9 +166,14 @@ export const readInfo = (path: string, mtimeMs = 0, size?: number): Effect.Effec
 
 /** The session files of a folder with their mtimes. */
 const sessionFiles = (dir: string) =>
-  Effect.flatMap(TranscriptFile, (files) =>
-    Effect.map(files.list(dir), (entries) =>
-      entries.filter((e) => e.isFile && isSessionFileName(e.name)).map((e) => ({ path: nodePath.join(files.resolve(dir), e.name), mtimeMs: e.mtimeMs, size: e.size }))))
+  Effect.flatMap(
+    TranscriptFile,
+    (files) =>
+      Effect.map(files.list(dir), (entries) =>
+        entries.filter((e) =>
+          e.isFile && isSessionFileName(e.name)
+        ).map((e) => ({ path: nodePath.join(files.resolve(dir), e.name), mtimeMs: e.mtimeMs, size: e.size })))
+  )
 
 const infos = (
   found: ReadonlyArray<{ readonly path: string; readonly mtimeMs: number; readonly size: number }>,
@@ -163,7 +188,11 @@ const infos = (
         onProgress?.(loaded, found.length)
         return info
       }), { concurrency })
-    return results.flatMap((info) => Option.isSome(info) ? [info.value] : []).sort((a, b) => b.modified.getTime() - a.modified.getTime())
+    return results.flatMap((info) =>
+      Option.isSome(info) ? [info.value] : []
+    ).sort((a, b) =>
+      b.modified.getTime() - a.modified.getTime()
+    )
   })
 
 /** The sessions of `cwd` (in `sessionDir`, default its folder under the agent folder), newest first. */

@@ -26,16 +26,20 @@ export class InvalidSessionFileError extends Schema.TaggedError<InvalidSessionFi
 }) {
   /** The reason, the path, and the line and offset when known. */
   override get message(): string {
-    const where = this.line === undefined ? "" : ` (line ${this.line}${this.offset === undefined ? "" : `, offset ${this.offset}`})`
+    const where = this.line === undefined
+      ? ""
+      : ` (line ${this.line}${this.offset === undefined ? "" : `, offset ${this.offset}`})`
     return `${this.reason}: ${this.path}${where}`
   }
 }
 
 /** A new session's file appeared on disk with content this manager never wrote: it is not overwritten. */
-export class SessionFileConflictError extends Schema.TaggedError<SessionFileConflictError>()("SessionFileConflictError", {
-  path: Schema.String,
-  size: Schema.Number
-}) {
+export class SessionFileConflictError
+  extends Schema.TaggedError<SessionFileConflictError>()("SessionFileConflictError", {
+    path: Schema.String,
+    size: Schema.Number
+  })
+{
   /** Names the file and its size. */
   override get message(): string {
     return `session file already exists with ${this.size} bytes that this session never wrote: ${this.path}`

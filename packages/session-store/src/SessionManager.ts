@@ -129,7 +129,10 @@ export interface SessionManager {
     details?: unknown
   ) => Effect.Effect<string, WriteError>
   /** Sets (or with `undefined` / `""` clears) a label; `EntryNotFoundError` for an unknown target. */
-  readonly appendLabelChange: (targetId: string, label: string | undefined) => Effect.Effect<string, WriteError | EntryNotFoundError>
+  readonly appendLabelChange: (
+    targetId: string,
+    label: string | undefined
+  ) => Effect.Effect<string, WriteError | EntryNotFoundError>
   /** Sets the session name (trimmed). */
   readonly appendSessionInfo: (name: string) => Effect.Effect<string, WriteError>
   /** Moves the leaf to `id`; a persisted session writes a leaf control. */
@@ -146,7 +149,9 @@ export interface SessionManager {
   /** Replaces this session by a new one holding the path to `leafId`; returns the new file. */
   readonly createBranchedSession: (leafId: string) => Effect.Effect<string | undefined, WriteError | EntryNotFoundError>
   /** Starts a fresh session; returns its file. */
-  readonly newSession: (options?: { readonly id?: string; readonly parentSession?: string }) => Effect.Effect<string | undefined, WriteError>
+  readonly newSession: (
+    options?: { readonly id?: string; readonly parentSession?: string }
+  ) => Effect.Effect<string | undefined, WriteError>
   /** Writes pending rows now (header included for a new file). */
   readonly flush: () => Effect.Effect<void, WriteError>
   /** Folds what other writers did to the file since this manager last saw it. */
@@ -208,7 +213,8 @@ const make = (core: Core): SessionManager => {
     appendSessionInfo: (name) => Appends.appendSessionInfo(core, name),
     branch: (id) => Branching.moveLeaf(core, id, "branch"),
     resetLeaf: () => Branching.moveLeaf(core, null, "resetLeaf") as Effect.Effect<void, WriteError>,
-    branchWithSummary: (fromId, summary, details, fromHook) => Branching.branchWithSummary(core, fromId, summary, details, fromHook),
+    branchWithSummary: (fromId, summary, details, fromHook) =>
+      Branching.branchWithSummary(core, fromId, summary, details, fromHook),
     createBranchedSession: (leafId) => Branching.createBranchedSession(core, leafId),
     newSession: (options) => Branching.newSession(core, options),
     flush: () => Persist.flush(core),
@@ -216,7 +222,9 @@ const make = (core: Core): SessionManager => {
     withWriteLock: (effect) => Persist.withWriteLock(core, effect),
     setIdentity: (identity) => Effect.sync(() => setIdentity(core, identity)),
     rewrite: (label = "backup") =>
-      core.persist && core.file !== undefined && !core.readOnly ? Persist.rewriteFromState(core, label) : Effect.succeed([]),
+      core.persist && core.file !== undefined && !core.readOnly
+        ? Persist.rewriteFromState(core, label)
+        : Effect.succeed([]),
     resetTranscript: () => resetTranscript(core)
   }
 }
@@ -228,10 +236,14 @@ const setIdentity = (core: Core, identity: { readonly sessionId: string; readonl
   if (header === undefined || (header.id === identity.sessionId && header.cwd === identity.cwd)) return false
   const next: Entry.SessionHeader = { ...header, id: identity.sessionId, cwd: identity.cwd }
   const leaf = core.state.leafId
-  const rows = SessionState.rows(core.state).map((row) => row === core.state.headerLine ? { ...row, header: next } : row)
+  const rows = SessionState.rows(core.state).map((row) =>
+    row === core.state.headerLine ? { ...row, header: next } : row
+  )
   core.state = SessionState.fromRecords(rows)
   SessionState.navigate(core.state, leaf)
-  core.pending = core.pending.map((p) => p.row._tag === "Header" ? { row: { _tag: "Header", header: next }, text: JSON.stringify(next) } : p)
+  core.pending = core.pending.map((p) =>
+    p.row._tag === "Header" ? { row: { _tag: "Header", header: next }, text: JSON.stringify(next) } : p
+  )
   return true
 }
 
@@ -245,7 +257,9 @@ const resetTranscript = (core: Core): Effect.Effect<string | undefined, WriteErr
       file,
       Effect.gen(function*() {
         const existing = yield* snapshots.capture(file)
-        const saved = Option.isSome(existing) && existing.value.size > 0 ? yield* files.backup(file, { label: "reset" }) : undefined
+        const saved = Option.isSome(existing) && existing.value.size > 0
+          ? yield* files.backup(file, { label: "reset" })
+          : undefined
         yield* files.rewrite(file, "")
         return saved
       }),
@@ -259,7 +273,11 @@ const resolveDir = (dir: string | undefined, cwd: string) =>
   dir === undefined ? SessionCatalog.defaultSessionDir(cwd) : Effect.succeed(dir)
 
 /** A new session for `cwd`: its file is chosen in `sessionDir` (default per spec §6), nothing is written yet. */
-export const create = (cwd: string, sessionDir?: string, options: Options = {}): Effect.Effect<SessionManager, never, Requirements> =>
+export const create = (
+  cwd: string,
+  sessionDir?: string,
+  options: Options = {}
+): Effect.Effect<SessionManager, never, Requirements> =>
   Effect.gen(function*() {
     const services = yield* servicesOf
     const dir = services.files.resolve(yield* resolveDir(sessionDir, cwd))
@@ -305,7 +323,10 @@ export const continueRecent = (
   })
 
 /** A session that never touches disk. */
-export const inMemory = (cwd: string = process.cwd(), options: Options = {}): Effect.Effect<SessionManager, never, Requirements> =>
+export const inMemory = (
+  cwd: string = process.cwd(),
+  options: Options = {}
+): Effect.Effect<SessionManager, never, Requirements> =>
   Effect.gen(function*() {
     const core = makeCore(yield* servicesOf, options, { cwd, sessionDir: "", file: undefined, persist: false })
     startNew(core, [{ _tag: "Header", header: yield* newHeader(core) }], undefined)
@@ -326,7 +347,10 @@ export const forkFrom = (
     const services = yield* servicesOf
     const source = yield* open(sourcePath, undefined, undefined, { readOnly: true, cache: false })
     if (source.pendingCount() > 0 || source.wasRecoveredFromCorruptHeader()) {
-      return yield* new InvalidSessionFileError({ path: sourcePath, reason: "Cannot fork: source session file is empty or invalid" })
+      return yield* new InvalidSessionFileError({
+        path: sourcePath,
+        reason: "Cannot fork: source session file is empty or invalid"
+      })
     }
     const dir = services.files.resolve(yield* resolveDir(sessionDir, targetCwd))
     const core = makeCore(services, options, { cwd: targetCwd, sessionDir: dir, file: undefined, persist: true })
@@ -335,8 +359,19 @@ export const forkFrom = (
     const rows = SessionState.rows(source.getState()).filter((row) =>
       row._tag === "Entry" || row._tag === "LeafControl" || row._tag === "Opaque"
     )
-    const text = [JSON.stringify(header), ...rows.map((row) => row._tag === "Opaque" ? row.raw : JSON.stringify(row._tag === "Entry" ? row.entry : (row as { control: unknown }).control))]
-    yield* services.locks.withLock(file, services.files.append(file, text, { durability: options.durability ?? "none" }), options.lock)
+    const text = [
+      JSON.stringify(header),
+      ...rows.map((row) =>
+        row._tag === "Opaque"
+          ? row.raw
+          : JSON.stringify(row._tag === "Entry" ? row.entry : (row as { control: unknown }).control)
+      )
+    ]
+    yield* services.locks.withLock(
+      file,
+      services.files.append(file, text, { durability: options.durability ?? "none" }),
+      options.lock
+    )
     return yield* open(file, dir, targetCwd, options)
   })
 

@@ -15,7 +15,11 @@ import * as TranscriptLock from "./TranscriptLock.js"
 export type Services = TranscriptFile.TranscriptFile | FileSnapshot.FileSnapshot | TranscriptLock.TranscriptLock
 
 /** Every file-level service over node:fs. */
-export const layerNode: Layer.Layer<Services> = Layer.mergeAll(TranscriptFile.layer, FileSnapshot.layer, TranscriptLock.layer)
+export const layerNode: Layer.Layer<Services> = Layer.mergeAll(
+  TranscriptFile.layer,
+  FileSnapshot.layer,
+  TranscriptLock.layer
+)
 
 /** Every file-level service over one in-memory volume (a given one, or a fresh one per build), plus the volume. */
 export const layerMemory = (

@@ -110,7 +110,10 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
   const readFrom = (path: string, offset: number, options: { readonly firstLine?: number } = {}) => {
     let bytesRead = 0
     const read: Array<Line> = []
-    const readOptions = { fromOffset: offset, ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine }) }
+    const readOptions = {
+      fromOffset: offset,
+      ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine })
+    }
     return Lines.lines(backend, backend.resolve(path), readOptions, (n) => {
       total += n
       bytesRead += n
@@ -129,7 +132,11 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       const index = lines.findIndex((line) => line.includes("\n"))
       if (index !== -1) {
         return Effect.fail(
-          new FileSystemError({ path: abs, operation: "append", detail: `line ${index} of the batch contains a newline` })
+          new FileSystemError({
+            path: abs,
+            operation: "append",
+            detail: `line ${index} of the batch contains a newline`
+          })
         )
       }
       if (lines.length === 0) {
@@ -163,13 +170,22 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
         yield* handle.sync
         yield* handle.close
         yield* backend.rename(temp, abs).pipe(
-          Effect.catchTag("FileNotFoundError", (e) =>
-            Effect.fail(new FileSystemError({ path: e.path, operation: "rename", code: "ENOENT", detail: "vanished" })))
+          Effect.catchTag(
+            "FileNotFoundError",
+            (e) =>
+              Effect.fail(
+                new FileSystemError({ path: e.path, operation: "rename", code: "ENOENT", detail: "vanished" })
+              )
+          )
         )
         yield* backend.syncDirectory(dir)
       })
       yield* written.pipe(
-        Effect.onExit((exit) => exit._tag === "Success" ? Effect.void : Effect.zipRight(handle.close, backend.remove(temp).pipe(Effect.ignore)))
+        Effect.onExit((exit) =>
+          exit._tag === "Success"
+            ? Effect.void
+            : Effect.zipRight(handle.close, backend.remove(temp).pipe(Effect.ignore))
+        )
       )
     })
 
@@ -196,9 +212,12 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
 })
 
 /** The Node layer (node:fs). */
-export const layer: Layer.Layer<TranscriptFile> = Layer.effect(TranscriptFile, make).pipe(Layer.provide(NodeBackend.layer))
+export const layer: Layer.Layer<TranscriptFile> = Layer.effect(TranscriptFile, make).pipe(
+  Layer.provide(NodeBackend.layer)
+)
 
 /** The in-memory layer over the `MemoryFileSystem` in context. */
-export const layerMemory: Layer.Layer<TranscriptFile, never, MemoryFileSystem> = Layer.effect(TranscriptFile, make).pipe(
-  Layer.provide(backendLayer)
-)
+export const layerMemory: Layer.Layer<TranscriptFile, never, MemoryFileSystem> = Layer.effect(TranscriptFile, make)
+  .pipe(
+    Layer.provide(backendLayer)
+  )

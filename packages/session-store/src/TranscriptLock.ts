@@ -23,7 +23,8 @@ import * as LockFile from "./internal/lockFile.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
-import { FileSystemError, LockTimeoutError } from "./StoreError.js"
+import type { FileSystemError } from "./StoreError.js"
+import { LockTimeoutError } from "./StoreError.js"
 
 /** The payload of a lock file. */
 export type LockPayload = LockFile.LockPayload
@@ -248,10 +249,14 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       )
       const take = entered.semaphore.take(1)
       const got = yield* Effect.uninterruptibleMask((restore) =>
-        restore(Number.isFinite(remainingMs) ? Effect.timeoutOption(take, Duration.millis(remainingMs)) : Effect.asSome(take))
-          .pipe(Effect.tap((taken) =>
-            Option.isSome(taken) ? Effect.addFinalizer(() => entered.semaphore.release(1)) : Effect.void
-          ))
+        restore(
+          Number.isFinite(remainingMs) ? Effect.timeoutOption(take, Duration.millis(remainingMs)) : Effect.asSome(take)
+        )
+          .pipe(
+            Effect.tap((taken) =>
+              Option.isSome(taken) ? Effect.addFinalizer(() => entered.semaphore.release(1)) : Effect.void
+            )
+          )
       )
       return Option.isSome(got)
     })
@@ -314,9 +319,12 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
 })
 
 /** The Node layer (node:fs, /proc starttime, exit and signal cleanup). */
-export const layer: Layer.Layer<TranscriptLock> = Layer.effect(TranscriptLock, make).pipe(Layer.provide(NodeBackend.layer))
+export const layer: Layer.Layer<TranscriptLock> = Layer.effect(TranscriptLock, make).pipe(
+  Layer.provide(NodeBackend.layer)
+)
 
 /** The in-memory layer over the `MemoryFileSystem` in context (its fake process table decides liveness). */
-export const layerMemory: Layer.Layer<TranscriptLock, never, MemoryFileSystem> = Layer.effect(TranscriptLock, make).pipe(
-  Layer.provide(backendLayer)
-)
+export const layerMemory: Layer.Layer<TranscriptLock, never, MemoryFileSystem> = Layer.effect(TranscriptLock, make)
+  .pipe(
+    Layer.provide(backendLayer)
+  )

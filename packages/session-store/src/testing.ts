@@ -24,7 +24,10 @@ export const layerServicesMemory: Layer.Layer<
 export const layerMemory = (
   volume?: MemoryFileSystem.MemoryVolume
 ): Layer.Layer<
-  TranscriptFile.TranscriptFile | FileSnapshot.FileSnapshot | TranscriptLock.TranscriptLock | MemoryFileSystem.MemoryFileSystem
+  | TranscriptFile.TranscriptFile
+  | FileSnapshot.FileSnapshot
+  | TranscriptLock.TranscriptLock
+  | MemoryFileSystem.MemoryFileSystem
 > => Layer.provideMerge(layerServicesMemory, MemoryFileSystem.layer(volume))
 
 /** Every file-level service over node:fs (real files). */

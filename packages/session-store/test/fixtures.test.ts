@@ -31,7 +31,12 @@ for (const harness of harnesses) {
           for (const cache of [false, true, true]) {
             const sm = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache })
             const state = sm.getState()
-            for (const [section, answer] of [["context", JsonView.context(state)], ["tree", JsonView.tree(state)], ["info", JsonView.info(state)]] as const) {
+            for (
+              const [section, answer] of [["context", JsonView.context(state)], ["tree", JsonView.tree(state)], [
+                "info",
+                JsonView.info(state)
+              ]] as const
+            ) {
               const [got, want] = comparable(fixture, section, answer)
               expect(got, `${fixture.name} ${section}`).toEqual(want)
             }

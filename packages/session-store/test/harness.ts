@@ -8,9 +8,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type * as FileSnapshot from "../src/FileSnapshot.js"
+import * as Testing from "../src/testing.js"
 import type * as TranscriptFile from "../src/TranscriptFile.js"
 import type * as TranscriptLock from "../src/TranscriptLock.js"
-import * as Testing from "../src/testing.js"
 
 export type Services = TranscriptFile.TranscriptFile | FileSnapshot.FileSnapshot | TranscriptLock.TranscriptLock
 

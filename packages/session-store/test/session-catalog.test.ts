@@ -20,7 +20,15 @@ describe("SessionCatalog paths", () => {
     expect(SessionCatalog.encodeCwd("/home/u/proj")).toBe("--home-u-proj--")
     expect(SessionCatalog.encodeCwd("C:\\work\\x")).toBe("--C--work-x--")
     expect(SessionCatalog.isSessionFileName("2026-03-15T22-40-18-123Z_0199.jsonl")).toBe(true)
-    for (const name of ["a.jsonl.corrupt-2026-x-1234abcd.jsonl", "a.jsonl.backup-2026-x-1234abcd.jsonl", ".a.jsonl.1.2.ab.tmp", "a.jsonl.lock", "notes.txt"]) {
+    for (
+      const name of [
+        "a.jsonl.corrupt-2026-x-1234abcd.jsonl",
+        "a.jsonl.backup-2026-x-1234abcd.jsonl",
+        ".a.jsonl.1.2.ab.tmp",
+        "a.jsonl.lock",
+        "notes.txt"
+      ]
+    ) {
       expect(SessionCatalog.isSessionFileName(name), name).toBe(false)
     }
   })
@@ -53,13 +61,33 @@ for (const harness of harnesses) {
         const newer = yield* SessionManager.create("/home/u/proj", sessions)
         yield* newer.appendMessage({ ...user("second"), timestamp: 5_000 } as never)
         yield* newer.appendMessage({ ...assistant("reply"), timestamp: 6_000 } as never)
-        yield* newer.appendMessage({ role: "toolResult", toolCallId: "t", toolName: "read", content: [], isError: false, timestamp: 7_000 } as never)
-        ext.write(path.join(sessions, "x.jsonl.corrupt-2026-01-01T00-00-00-000Z-1234abcd.jsonl"), headerLine("backup") + "\n")
-        ext.write(path.join(sessions, "x.jsonl.backup-2026-01-01T00-00-00-000Z-1234abcd.jsonl"), headerLine("backup") + "\n")
+        yield* newer.appendMessage(
+          {
+            role: "toolResult",
+            toolCallId: "t",
+            toolName: "read",
+            content: [],
+            isError: false,
+            timestamp: 7_000
+          } as never
+        )
+        ext.write(
+          path.join(sessions, "x.jsonl.corrupt-2026-01-01T00-00-00-000Z-1234abcd.jsonl"),
+          headerLine("backup") + "\n"
+        )
+        ext.write(
+          path.join(sessions, "x.jsonl.backup-2026-01-01T00-00-00-000Z-1234abcd.jsonl"),
+          headerLine("backup") + "\n"
+        )
         ext.write(path.join(sessions, "invalid.jsonl"), "{\"type\":\"message\"}\n")
         ext.write(path.join(sessions, "notes.txt"), "hello")
         const progress: Array<string> = []
-        const list = yield* SessionCatalog.list("/home/u/proj", undefined, (n, total) => progress.push(`${n}/${total}`), { agentDir: agent })
+        const list = yield* SessionCatalog.list(
+          "/home/u/proj",
+          undefined,
+          (n, total) => progress.push(`${n}/${total}`),
+          { agentDir: agent }
+        )
         expect(list.map((s) => s.id)).toEqual([newer.getSessionId(), older.getSessionId()])
         expect(progress).toEqual(["1/3", "2/3", "3/3"])
         expect(list[1]).toMatchObject({
@@ -77,7 +105,9 @@ for (const harness of harnesses) {
         const third = yield* SessionManager.create("/elsewhere", other, { eagerFlush: true })
         expect((yield* SessionCatalog.list("/elsewhere", other)).map((s) => s.firstMessage)).toEqual(["(no messages)"])
         const all = yield* SessionCatalog.listAll(undefined, { agentDir: agent })
-        expect(all.map((s) => s.id).sort()).toEqual([older.getSessionId(), newer.getSessionId(), third.getSessionId()].sort())
+        expect(all.map((s) => s.id).sort()).toEqual(
+          [older.getSessionId(), newer.getSessionId(), third.getSessionId()].sort()
+        )
         expect(yield* SessionCatalog.list("/nowhere", path.join(dir, "missing"))).toEqual([])
       }).pipe(Effect.provide(layer as Layer.Layer<SessionManager.Requirements>))
     })

@@ -155,7 +155,13 @@ const suite = (harness: Harness) =>
         yield* sm.appendMessage(user("2"))
         const s = yield* sm.branchWithSummary(u1, "summary of the abandoned branch", { readFiles: ["a.ts"] }, true)
         const entry = sm.getEntry(s)!
-        expect(entry).toMatchObject({ type: "branch_summary", parentId: u1, fromId: u1, summary: "summary of the abandoned branch", fromHook: true })
+        expect(entry).toMatchObject({
+          type: "branch_summary",
+          parentId: u1,
+          fromId: u1,
+          summary: "summary of the abandoned branch",
+          fromHook: true
+        })
         expect(sm.getLeafId()).toBe(s)
         const file = sm.getSessionFile()!
         const rows = rowsOf(text(file))
@@ -163,7 +169,14 @@ const suite = (harness: Harness) =>
         expect((yield* SessionManager.open(file)).getLeafId()).toBe(s)
         const r = yield* sm.branchWithSummary(null, "from root")
         expect(sm.getEntry(r)).toMatchObject({ parentId: null, fromId: "root" })
-        expect(Object.keys(rowsOf(text(file)).at(-1)!)).toEqual(["type", "id", "parentId", "timestamp", "fromId", "summary"])
+        expect(Object.keys(rowsOf(text(file)).at(-1)!)).toEqual([
+          "type",
+          "id",
+          "parentId",
+          "timestamp",
+          "fromId",
+          "summary"
+        ])
         const context = sm.buildSessionContext()
         expect(context.messages.map((m) => m.role)).toEqual(["branchSummary"])
         expect((yield* Effect.flip(sm.branchWithSummary("missing0", "x")))._tag).toBe("EntryNotFoundError")
@@ -274,7 +287,13 @@ const suite = (harness: Harness) =>
         expect(sm.getLabel(u)).toBe("second")
         yield* sm.appendLabelChange(u, undefined)
         expect(sm.getLabel(u)).toBeUndefined()
-        expect(Object.keys(rowsOf(text(sm.getSessionFile()!)).at(-1)!)).toEqual(["type", "id", "parentId", "timestamp", "targetId"])
+        expect(Object.keys(rowsOf(text(sm.getSessionFile()!)).at(-1)!)).toEqual([
+          "type",
+          "id",
+          "parentId",
+          "timestamp",
+          "targetId"
+        ])
         const error = yield* Effect.flip(sm.appendLabelChange("deadbeef", "x"))
         expect(error).toMatchObject({ _tag: "EntryNotFoundError", id: "deadbeef" })
         yield* sm.appendSessionInfo("  My session  ")
@@ -292,8 +311,16 @@ const suite = (harness: Harness) =>
       const { dir, ext, run } = setup()
       const legacy = [
         JSON.stringify({ type: "session", id: "legacy-1", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/old" }),
-        JSON.stringify({ type: "message", timestamp: "2025-01-01T00:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } }),
-        JSON.stringify({ type: "message", timestamp: "2025-01-01T00:00:02.000Z", message: { role: "hookMessage", customType: "x", content: "h", display: true, timestamp: 2 } })
+        JSON.stringify({
+          type: "message",
+          timestamp: "2025-01-01T00:00:01.000Z",
+          message: { role: "user", content: "hi", timestamp: 1 }
+        }),
+        JSON.stringify({
+          type: "message",
+          timestamp: "2025-01-01T00:00:02.000Z",
+          message: { role: "hookMessage", customType: "x", content: "h", display: true, timestamp: 2 }
+        })
       ].join("\n") + "\n"
       const ro = path.join(dir, "ro.jsonl")
       const rw = path.join(dir, "rw.jsonl")
@@ -326,8 +353,10 @@ const suite = (harness: Harness) =>
       const { dir, ext, run } = setup()
       const noHeader = path.join(dir, "no-header.jsonl")
       const late = path.join(dir, "late-header.jsonl")
-      const noHeaderBytes = "garbage {\n" + entryLine("aaaa0001", null, user("kept")) + "\n" + entryLine("aaaa0002", "aaaa0001", assistant("kept too")) + "\n"
-      const lateBytes = entryLine("bbbb0001", null, user("before header")) + "\n" + headerLine("late-id", "/late") + "\n" + entryLine("bbbb0002", "bbbb0001", assistant("a")) + "\n"
+      const noHeaderBytes = "garbage {\n" + entryLine("aaaa0001", null, user("kept")) + "\n" +
+        entryLine("aaaa0002", "aaaa0001", assistant("kept too")) + "\n"
+      const lateBytes = entryLine("bbbb0001", null, user("before header")) + "\n" + headerLine("late-id", "/late") +
+        "\n" + entryLine("bbbb0002", "bbbb0001", assistant("a")) + "\n"
       ext.write(noHeader, noHeaderBytes)
       ext.write(late, lateBytes)
       return run(Effect.gen(function*() {
@@ -363,13 +392,18 @@ const suite = (harness: Harness) =>
     it.live("a torn last line is reported and kept; the next append starts on a new line", () => {
       const { dir, ext, text, run } = setup()
       const file = path.join(dir, "torn.jsonl")
-      const head = headerLine("torn") + "\n" + entryLine("cccc0001", null, user("q")) + "\n" + entryLine("cccc0002", "cccc0001", assistant("a")) + "\n"
+      const head = headerLine("torn") + "\n" + entryLine("cccc0001", null, user("q")) + "\n" +
+        entryLine("cccc0002", "cccc0001", assistant("a")) + "\n"
       const torn = "{\"type\":\"message\",\"id\":\"cccc0003\",\"parentId\":\"cccc0002\",\"timestamp\":\"2026"
       ext.write(file, head + torn)
       return run(Effect.gen(function*() {
         const sm = yield* SessionManager.open(file)
         const report = sm.loadReport()
-        expect(report.tornTail).toEqual({ line: 4, offset: Buffer.byteLength(head), reason: "no newline at end of file" })
+        expect(report.tornTail).toEqual({
+          line: 4,
+          offset: Buffer.byteLength(head),
+          reason: "no newline at end of file"
+        })
         expect(report.corrupt).toHaveLength(1)
         expect(report.corrupt[0]).toMatchObject({ line: 4, offset: Buffer.byteLength(head) })
         expect(text(file)).toBe(head + torn)
@@ -393,7 +427,8 @@ const suite = (harness: Harness) =>
         yield* sm.appendMessage(user("1"))
         const a1 = yield* sm.appendMessage(assistant("1"))
         const file = sm.getSessionFile()!
-        const foreign = entryLine("f0000001", a1, user("from another writer")) + "\n" + entryLine("f0000002", "f0000001", assistant("other")) + "\n"
+        const foreign = entryLine("f0000001", a1, user("from another writer")) + "\n" +
+          entryLine("f0000002", "f0000001", assistant("other")) + "\n"
         ext.append(file, foreign)
         const before = yield* files.bytesRead
         const mine = yield* sm.appendMessage(user("mine"))
@@ -421,7 +456,14 @@ const suite = (harness: Harness) =>
         const file = sm.getSessionFile()!
         // another process rewrites the file in place (same inode): a label row inserted in the middle
         const lines = linesOf(text(file))
-        const inserted = JSON.stringify({ type: "label", id: "eeee0001", parentId: u1, timestamp: "2026-05-01T10:00:00.000Z", targetId: u1, label: "x" })
+        const inserted = JSON.stringify({
+          type: "label",
+          id: "eeee0001",
+          parentId: u1,
+          timestamp: "2026-05-01T10:00:00.000Z",
+          targetId: u1,
+          label: "x"
+        })
         yield* Effect.sleep("20 millis")
         ext.write(file, [lines[0], lines[1], inserted, lines[2]].join("\n") + "\n")
         const before = yield* files.bytesRead
@@ -480,15 +522,18 @@ const suite = (harness: Harness) =>
       const { dir, run } = setup()
       const seen: Array<string> = []
       const observer = Layer.succeed(TranscriptObserver, {
-        onAppend: (event) => Effect.sync(() => void seen.push(`${event.sessionId}:${event.entry.type}:${event.entry.id}`))
+        onAppend: (event) =>
+          Effect.sync(() => void seen.push(`${event.sessionId}:${event.entry.type}:${event.entry.id}`))
       })
-      return run(Effect.gen(function*() {
-        const sm = yield* SessionManager.create("/p", dir)
-        const u = yield* sm.appendMessage(user("1"))
-        expect(seen).toEqual([])
-        const a = yield* sm.appendMessage(assistant("1"))
-        expect(seen).toEqual([`${sm.getSessionId()}:message:${u}`, `${sm.getSessionId()}:message:${a}`])
-      }).pipe(Effect.provide(observer)))
+      return run(
+        Effect.gen(function*() {
+          const sm = yield* SessionManager.create("/p", dir)
+          const u = yield* sm.appendMessage(user("1"))
+          expect(seen).toEqual([])
+          const a = yield* sm.appendMessage(assistant("1"))
+          expect(seen).toEqual([`${sm.getSessionId()}:message:${u}`, `${sm.getSessionId()}:message:${a}`])
+        }).pipe(Effect.provide(observer))
+      )
     })
 
     it.live("ids come from the injectable source, re-drawn on collision", () => {
@@ -497,15 +542,17 @@ const suite = (harness: Harness) =>
       const colliding = Layer.succeed(IdSource.IdSource, {
         uuid: () => (n++ < 3 ? "aaaaaaaa-0000-4000-8000-000000000000" : `bbbbbbb${n}-0000-4000-8000-000000000000`)
       })
-      return run(Effect.gen(function*() {
-        const sm = yield* SessionManager.inMemory("/p")
-        expect(yield* sm.appendMessage(user("1"))).toBe("aaaaaaaa")
-        expect(yield* sm.appendMessage(user("2"))).toBe("bbbbbbb4")
-        const always = Layer.succeed(IdSource.IdSource, { uuid: () => "cccccccc-0000-4000-8000-000000000000" })
-        const sm2 = yield* Effect.provide(SessionManager.inMemory("/p"), always)
-        yield* sm2.appendMessage(user("1"))
-        expect(yield* sm2.appendMessage(user("2"))).toBe("cccccccc-0000-4000-8000-000000000000")
-      }).pipe(Effect.provide(colliding)))
+      return run(
+        Effect.gen(function*() {
+          const sm = yield* SessionManager.inMemory("/p")
+          expect(yield* sm.appendMessage(user("1"))).toBe("aaaaaaaa")
+          expect(yield* sm.appendMessage(user("2"))).toBe("bbbbbbb4")
+          const always = Layer.succeed(IdSource.IdSource, { uuid: () => "cccccccc-0000-4000-8000-000000000000" })
+          const sm2 = yield* Effect.provide(SessionManager.inMemory("/p"), always)
+          yield* sm2.appendMessage(user("1"))
+          expect(yield* sm2.appendMessage(user("2"))).toBe("cccccccc-0000-4000-8000-000000000000")
+        }).pipe(Effect.provide(colliding))
+      )
     })
 
     it.live("prepareForRun: new file, assistant-less file reset with a backup, file with an assistant left alone when unchanged", () => {
@@ -515,15 +562,33 @@ const suite = (harness: Harness) =>
       ext.write(noReply, noReplyBytes)
       return run(Effect.gen(function*() {
         const fresh = yield* SessionManager.open(path.join(dir, "fresh.jsonl"))
-        expect(yield* PrepareForRun.prepareForRun(fresh, { sessionFile: fresh.getSessionFile()!, hadSessionFile: false, sessionId: "run-1", cwd: "/run" })).toBe("identity")
+        expect(
+          yield* PrepareForRun.prepareForRun(fresh, {
+            sessionFile: fresh.getSessionFile()!,
+            hadSessionFile: false,
+            sessionId: "run-1",
+            cwd: "/run"
+          })
+        ).toBe("identity")
         expect(fresh.getSessionId()).toBe("run-1")
         expect(fresh.getCwd()).toBe("/run")
         expect(text(fresh.getSessionFile()!)).toBeUndefined()
 
         const sm = yield* SessionManager.open(noReply)
-        expect(yield* PrepareForRun.prepareForRun(sm, { sessionFile: noReply, hadSessionFile: true, sessionId: "run-2", cwd: "/run" })).toBe("reset")
+        expect(
+          yield* PrepareForRun.prepareForRun(sm, {
+            sessionFile: noReply,
+            hadSessionFile: true,
+            sessionId: "run-2",
+            cwd: "/run"
+          })
+        ).toBe("reset")
         expect(text(noReply)).toBe("")
-        expect(ext.list(dir).some((n) => n.startsWith("no-reply.jsonl.reset-") && ext.read(path.join(dir, n))!.toString() === noReplyBytes)).toBe(true)
+        expect(
+          ext.list(dir).some((n) =>
+            n.startsWith("no-reply.jsonl.reset-") && ext.read(path.join(dir, n))!.toString() === noReplyBytes
+          )
+        ).toBe(true)
         expect(sm.getEntries()).toHaveLength(0)
         yield* sm.appendMessage(user("q"))
         yield* sm.appendMessage(assistant("a"))
@@ -533,9 +598,23 @@ const suite = (harness: Harness) =>
 
         const again = yield* SessionManager.open(noReply)
         const bytes = text(noReply)
-        expect(yield* PrepareForRun.prepareForRun(again, { sessionFile: noReply, hadSessionFile: true, sessionId: "run-2", cwd: "/run" })).toBe("unchanged")
+        expect(
+          yield* PrepareForRun.prepareForRun(again, {
+            sessionFile: noReply,
+            hadSessionFile: true,
+            sessionId: "run-2",
+            cwd: "/run"
+          })
+        ).toBe("unchanged")
         expect(text(noReply)).toBe(bytes)
-        expect(yield* PrepareForRun.prepareForRun(again, { sessionFile: noReply, hadSessionFile: true, sessionId: "run-3", cwd: "/run" })).toBe("rewritten")
+        expect(
+          yield* PrepareForRun.prepareForRun(again, {
+            sessionFile: noReply,
+            hadSessionFile: true,
+            sessionId: "run-3",
+            cwd: "/run"
+          })
+        ).toBe("rewritten")
         expect(rowsOf(text(noReply))[0]!.id).toBe("run-3")
         expect(rowsOf(text(noReply))).toHaveLength(3)
       }))
@@ -568,6 +647,8 @@ describe("SessionManager (clock)", () => {
       expect(sm.getEntry(id)!.timestamp).toBe("2030-01-02T03:04:05.678Z")
       expect(sm.getHeader()!.timestamp).toBe("2030-01-02T03:04:05.678Z")
       expect(sm.getSessionId()).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-      expect(sm.getSessionId().replace(/-/g, "").slice(0, 12)).toBe(Date.parse("2030-01-02T03:04:05.678Z").toString(16).padStart(12, "0"))
+      expect(sm.getSessionId().replace(/-/g, "").slice(0, 12)).toBe(
+        Date.parse("2030-01-02T03:04:05.678Z").toString(16).padStart(12, "0")
+      )
     }).pipe(Effect.provide(harnesses[1]!.make().layer)))
 })

@@ -18,8 +18,11 @@ import { cleanupTempRoots, harnesses } from "./harness.js"
 afterAll(cleanupTempRoots)
 
 const collect = (file: string, chunkSize?: number) =>
-  Effect.flatMap(TranscriptFile, (tf) =>
-    Stream.runCollect(tf.lines(file, chunkSize === undefined ? {} : { chunkSize })).pipe(Effect.map(Chunk.toArray)))
+  Effect.flatMap(
+    TranscriptFile,
+    (tf) =>
+      Stream.runCollect(tf.lines(file, chunkSize === undefined ? {} : { chunkSize })).pipe(Effect.map(Chunk.toArray))
+  )
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 

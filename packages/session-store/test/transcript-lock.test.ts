@@ -33,9 +33,7 @@ const starttimeOf = (pid: number): number => {
 /** Spawns a node process, killed when the scope closes; resolves once its stdout has printed `ready`. */
 const spawnNode = (args: ReadonlyArray<string>, ready: string) =>
   Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(process.execPath, [...args], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] })
-    ),
+    Effect.sync(() => spawn(process.execPath, [...args], { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] })),
     (child) => Effect.sync(() => child.exitCode === null && child.signalCode === null && child.kill("SIGKILL"))
   ).pipe(Effect.tap((child) => waitForOutput(child, ready)))
 
@@ -203,7 +201,9 @@ describe("TranscriptLock (node, real processes)", () => {
       expect(fs.existsSync(lockPath)).toBe(false)
 
       const entered = yield* Deferred.make<void>()
-      const fiber = yield* Effect.fork(locks.withLock(file, Effect.zipRight(Deferred.succeed(entered, undefined), Effect.never)))
+      const fiber = yield* Effect.fork(
+        locks.withLock(file, Effect.zipRight(Deferred.succeed(entered, undefined), Effect.never))
+      )
       yield* Deferred.await(entered)
       expect(fs.existsSync(lockPath)).toBe(true)
       yield* Fiber.interrupt(fiber)
@@ -218,10 +218,13 @@ describe("TranscriptLock (node, real processes)", () => {
       const locks = yield* TranscriptLock.TranscriptLock
       const file = transcript()
       const lockPath = `${file}.lock`
-      yield* locks.withLock(file, Effect.sync(() => {
-        fs.rmSync(lockPath)
-        writeLock(lockPath, { pid: 1, createdAt: new Date().toISOString(), token: "someone-else" })
-      }))
+      yield* locks.withLock(
+        file,
+        Effect.sync(() => {
+          fs.rmSync(lockPath)
+          writeLock(lockPath, { pid: 1, createdAt: new Date().toISOString(), token: "someone-else" })
+        })
+      )
       expect(readLock(lockPath).token).toBe("someone-else")
     }).pipe(Effect.provide(nodeLock)))
 
@@ -258,35 +261,41 @@ describe("TranscriptLock (node, real processes)", () => {
       const locks = yield* TranscriptLock.TranscriptLock
       const file = transcript()
       const entered = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(locks.withLock(file, Effect.zipRight(Deferred.succeed(entered, undefined), Effect.never)))
+      const holder = yield* Effect.fork(
+        locks.withLock(file, Effect.zipRight(Deferred.succeed(entered, undefined), Effect.never))
+      )
       yield* Deferred.await(entered)
       const error = yield* Effect.flip(locks.withLock(file, Effect.void, { timeoutMs: 100 }))
       expect(error).toMatchObject({ _tag: "LockTimeoutError", holderPid: process.pid, holderAlive: true })
       yield* Fiber.interrupt(holder)
     }).pipe(Effect.provide(nodeLock)))
 
-  it.scopedLive("another process using TranscriptLock waits on us, and its lock is removed on SIGTERM", () =>
-    Effect.gen(function*() {
-      const locks = yield* TranscriptLock.TranscriptLock
-      const file = transcript()
-      const lockPath = `${file}.lock`
-      yield* Effect.scoped(Effect.gen(function*() {
-        yield* locks.acquire(file)
-        const child = yield* spawnNode(["--import", "tsx", childScript, file, "try", "200"], "\n")
-        yield* waitExit(child)
-        const result = JSON.parse((outputs.get(child)?.text ?? "").trim()) as Record<string, unknown>
-        expect(result.tag).toBe("LockTimeoutError")
-        expect(result.message).toContain(`pid=${process.pid}`)
-      }))
-      expect(fs.existsSync(lockPath)).toBe(false)
+  it.scopedLive(
+    "another process using TranscriptLock waits on us, and its lock is removed on SIGTERM",
+    () =>
+      Effect.gen(function*() {
+        const locks = yield* TranscriptLock.TranscriptLock
+        const file = transcript()
+        const lockPath = `${file}.lock`
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* locks.acquire(file)
+          const child = yield* spawnNode(["--import", "tsx", childScript, file, "try", "200"], "\n")
+          yield* waitExit(child)
+          const result = JSON.parse((outputs.get(child)?.text ?? "").trim()) as Record<string, unknown>
+          expect(result.tag).toBe("LockTimeoutError")
+          expect(result.message).toContain(`pid=${process.pid}`)
+        }))
+        expect(fs.existsSync(lockPath)).toBe(false)
 
-      const holder = yield* spawnNode(["--import", "tsx", childScript, file, "hold"], "locked")
-      expect(readLock(lockPath).pid).toBe(holder.pid)
-      holder.kill("SIGTERM")
-      yield* waitExit(holder)
-      expect(holder.signalCode).toBe("SIGTERM")
-      expect(fs.existsSync(lockPath)).toBe(false)
-    }).pipe(Effect.provide(nodeLock)), 30_000)
+        const holder = yield* spawnNode(["--import", "tsx", childScript, file, "hold"], "locked")
+        expect(readLock(lockPath).pid).toBe(holder.pid)
+        holder.kill("SIGTERM")
+        yield* waitExit(holder)
+        expect(holder.signalCode).toBe("SIGTERM")
+        expect(fs.existsSync(lockPath)).toBe(false)
+      }).pipe(Effect.provide(nodeLock)),
+    30_000
+  )
 })
 
 describe("TranscriptLock (memory, fake process table)", () => {
@@ -298,17 +307,27 @@ describe("TranscriptLock (memory, fake process table)", () => {
 
   it.live("a dead fake pid is taken over; a live one times out naming it; release on scope close", () => {
     const { volume, layer } = setup()
-    const payload = (pid: number) => JSON.stringify({ pid, hostname: volume.hostname, createdAt: new Date().toISOString() })
+    const payload = (pid: number) =>
+      JSON.stringify({ pid, hostname: volume.hostname, createdAt: new Date().toISOString() })
     return Effect.gen(function*() {
       const locks = yield* TranscriptLock.TranscriptLock
       volume.addProcess(200, 7)
       volume.writeFile("/s/t.jsonl.lock", payload(200))
       const error = yield* Effect.flip(locks.withLock("/s/t.jsonl", Effect.void, { timeoutMs: 100 }))
-      expect(error).toMatchObject({ _tag: "LockTimeoutError", holderPid: 200, holderAlive: true, holderHostname: "memory-host" })
+      expect(error).toMatchObject({
+        _tag: "LockTimeoutError",
+        holderPid: 200,
+        holderAlive: true,
+        holderHostname: "memory-host"
+      })
       volume.killProcess(200)
-      yield* locks.withLock("/s/t.jsonl", Effect.sync(() => {
-        expect(JSON.parse(volume.readText("/s/t.jsonl.lock") ?? "{}").pid).toBe(100)
-      }), { timeoutMs: 100 })
+      yield* locks.withLock(
+        "/s/t.jsonl",
+        Effect.sync(() => {
+          expect(JSON.parse(volume.readText("/s/t.jsonl.lock") ?? "{}").pid).toBe(100)
+        }),
+        { timeoutMs: 100 }
+      )
       expect(volume.exists("/s/t.jsonl.lock")).toBe(false)
       expect(volume.list("/s")).toEqual([])
     }).pipe(Effect.provide(layer))
@@ -320,7 +339,9 @@ describe("TranscriptLock (memory, fake process table)", () => {
       const a = yield* Effect.provide(TranscriptLock.TranscriptLock, Testing.layerMemory(volume))
       const b = yield* Effect.provide(TranscriptLock.TranscriptLock, Testing.layerMemory(volume))
       const entered = yield* Deferred.make<void>()
-      const holder = yield* Effect.fork(a.withLock("/s/x.jsonl", Effect.zipRight(Deferred.succeed(entered, undefined), Effect.never)))
+      const holder = yield* Effect.fork(
+        a.withLock("/s/x.jsonl", Effect.zipRight(Deferred.succeed(entered, undefined), Effect.never))
+      )
       yield* Deferred.await(entered)
       const error = yield* Effect.flip(b.withLock("/s/x.jsonl", Effect.void, { timeoutMs: 80 }))
       expect(error).toMatchObject({ _tag: "LockTimeoutError", holderPid: 100 })

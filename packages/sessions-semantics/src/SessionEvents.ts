@@ -86,11 +86,14 @@ export interface TranscriptUpdateInput {
   readonly agentId?: string | null | undefined
   readonly sessionId?: string | null | undefined
   readonly messageSeq?: number | null | undefined
-  readonly target?: {
-    readonly agentId?: string | null | undefined
-    readonly sessionId?: string | null | undefined
-    readonly sessionKey?: string | null | undefined
-  } | null | undefined
+  readonly target?:
+    | {
+      readonly agentId?: string | null | undefined
+      readonly sessionId?: string | null | undefined
+      readonly sessionKey?: string | null | undefined
+    }
+    | null
+    | undefined
   readonly message?: unknown
 }
 
@@ -263,5 +266,7 @@ export const publishTranscriptIfProvided = (
   )
 
 /** Subscribes to every event through the `SessionEvents` in context. */
-export const subscribe: Effect.Effect<Stream.Stream<SessionEvent>, never, SessionEvents | Scope.Scope> =
-  Effect.flatMap(SessionEvents, (events) => events.subscribe)
+export const subscribe: Effect.Effect<Stream.Stream<SessionEvent>, never, SessionEvents | Scope.Scope> = Effect.flatMap(
+  SessionEvents,
+  (events) => events.subscribe
+)

@@ -43,7 +43,12 @@ describe("transcript update normalising", () => {
   })
 
   it("sets a target only when agent id, session id and key all resolve, the agent id from the key if need be", () => {
-    const withKey = normalizeTranscript({ sessionFile: "f", entryId: "e", sessionKey: " agent:Ops:main ", sessionId: "s1" })
+    const withKey = normalizeTranscript({
+      sessionFile: "f",
+      entryId: "e",
+      sessionKey: " agent:Ops:main ",
+      sessionId: "s1"
+    })
     expect(withKey).toEqual(
       Option.some({
         sessionFile: "f",
@@ -81,7 +86,13 @@ describe("transcript update normalising", () => {
   })
 
   it("gives values that the TranscriptUpdate schema accepts", () => {
-    const update = normalizeTranscript({ sessionFile: "f", entryId: "e", messageSeq: 3, sessionKey: "agent:a:main", sessionId: "s" })
+    const update = normalizeTranscript({
+      sessionFile: "f",
+      entryId: "e",
+      messageSeq: 3,
+      sessionKey: "agent:a:main",
+      sessionId: "s"
+    })
     expect(Schema.is(SessionEvents.TranscriptUpdate)(Option.getOrThrow(update))).toBe(true)
   })
 })
@@ -158,11 +169,20 @@ describe("the SessionEvents service", () => {
       const events = yield* SessionEvents.SessionEvents
       const stream = yield* events.subscribeTranscript
       for (let i = 1; i <= 5; i++) {
-        yield* SessionEvents.publishTranscript({ sessionFile: "/a.jsonl", sessionKey: "agent:main:main", entryId: `e${i}`, messageSeq: i })
+        yield* SessionEvents.publishTranscript({
+          sessionFile: "/a.jsonl",
+          sessionKey: "agent:main:main",
+          entryId: `e${i}`,
+          messageSeq: i
+        })
       }
       const got = yield* Stream.runCollect(Stream.take(stream, 5))
       expect(Chunk.toReadonlyArray(got).map((u) => [u.entryId, u.messageSeq])).toEqual([
-        ["e1", 1], ["e2", 2], ["e3", 3], ["e4", 4], ["e5", 5]
+        ["e1", 1],
+        ["e2", 2],
+        ["e3", 3],
+        ["e4", 4],
+        ["e5", 5]
       ])
     }).pipe(Effect.provide(SessionEvents.layer)))
 

@@ -117,9 +117,45 @@ const parsedKey: fc.Arbitrary<SessionKey.ParsedSessionKey> = fc.oneof(
 )
 
 const FRAGMENTS = [
-  "agent", "main", "ops", "signal", "matrix", "telegram", "group", "channel", "room", "direct", "dm", "thread",
-  "topic", "cron", "run", "subagent", "acp", "hook", "global", "unknown", ":", ":", ":", " ", "\t", "AbC", "XyZ",
-  "!Room", "$Ev", "İ", "Σ", "ß", "K", "@g.us", "guild-1", "channel-2", "-", "_", ""
+  "agent",
+  "main",
+  "ops",
+  "signal",
+  "matrix",
+  "telegram",
+  "group",
+  "channel",
+  "room",
+  "direct",
+  "dm",
+  "thread",
+  "topic",
+  "cron",
+  "run",
+  "subagent",
+  "acp",
+  "hook",
+  "global",
+  "unknown",
+  ":",
+  ":",
+  ":",
+  " ",
+  "\t",
+  "AbC",
+  "XyZ",
+  "!Room",
+  "$Ev",
+  "İ",
+  "Σ",
+  "ß",
+  "K",
+  "@g.us",
+  "guild-1",
+  "channel-2",
+  "-",
+  "_",
+  ""
 ]
 /** Strings made of the grammar's own tokens, so that the interesting shapes come up often. */
 const tokenSoup = fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 12 }).map((parts) => parts.join(""))

@@ -112,7 +112,9 @@ const TABLE: ReadonlyArray<Expected> = [
   }),
   row("agent:main:slack:channel:c024be91l", "Conversation", { kind: "group", chat: "channel" }),
   row("agent:main:discord:guild1:channel:42", "Conversation", { kind: "group", chat: "channel" }),
-  row("agent:main:matrix:room:!Abc:Example.org", "Conversation", { canonical: "agent:main:matrix:room:!abc:example.org" }),
+  row("agent:main:matrix:room:!Abc:Example.org", "Conversation", {
+    canonical: "agent:main:matrix:room:!abc:example.org"
+  }),
   row("agent:main:irc:libera:room:#effect", "Conversation"),
   // thread suffixes
   row("agent:main:main:thread:abc", "Main", { thread: "abc", parent: "agent:main:main" }),

@@ -54,7 +54,9 @@ describe("SessionKey.parse", () => {
     expect(SessionKey.parse("agent:main:cron:job1:run:r1")).toEqual(
       Either.right({ _tag: "Agent", agentId: "main", scope: { _tag: "Cron", jobId: "job1", runId: "r1" } })
     )
-    expect(SessionKey.parse("cron:job1")).toEqual(Either.right({ _tag: "Legacy", scope: { _tag: "Cron", jobId: "job1" } }))
+    expect(SessionKey.parse("cron:job1")).toEqual(
+      Either.right({ _tag: "Legacy", scope: { _tag: "Cron", jobId: "job1" } })
+    )
   })
 
   it("keeps unknown shapes verbatim as opaque", () => {
@@ -101,7 +103,9 @@ describe("SessionKey normalising and case rules", () => {
     expect(SessionKey.normalize("agent:main:matrix:group:!Abc:Srv:THREAD:$Ev")).toBe(
       "agent:main:matrix:group:!Abc:Srv:thread:$Ev"
     )
-    expect(SessionKey.normalize("agent:main:matrix:acct:channel:!Abc:Srv")).toBe("agent:main:matrix:acct:channel:!abc:srv")
+    expect(SessionKey.normalize("agent:main:matrix:acct:channel:!Abc:Srv")).toBe(
+      "agent:main:matrix:acct:channel:!abc:srv"
+    )
     expect(SessionKey.normalize("agent:main:signal:direct:ABC")).toBe("agent:main:signal:direct:abc")
   })
 

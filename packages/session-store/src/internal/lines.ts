@@ -84,7 +84,13 @@ export const lines = (
           if (state.pendingLength === 0) return [Chunk.empty<Line>(), Option.none<State>()] as const
           const buffer = Buffer.concat(state.pending as Array<Buffer>, state.pendingLength)
           const text = yield* decode(path, buffer, 0, buffer.length, lineStartOf)
-          const last: Line = { text, line: state.line, offset: lineStartOf, byteLength: buffer.length, terminated: false }
+          const last: Line = {
+            text,
+            line: state.line,
+            offset: lineStartOf,
+            byteLength: buffer.length,
+            terminated: false
+          }
           return [Chunk.of(last), Option.none<State>()] as const
         }
         const buffer = asBuffer(bytes)

@@ -58,7 +58,9 @@ export const encodePayload = (payload: LockPayload): Uint8Array =>
 export const parsePayload = (bytes: Uint8Array): Partial<LockPayload> | undefined => {
   try {
     const value: unknown = JSON.parse(decoder.decode(bytes))
-    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Partial<LockPayload>) : undefined
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Partial<LockPayload>)
+      : undefined
   } catch {
     return undefined
   }

@@ -71,7 +71,9 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
           const inode = volume.require(path, "open")
           return {
             read: (position: number, length: number) =>
-              Effect.sync(() => inode.data.slice(Math.min(position, inode.size), Math.min(position + length, inode.size)))
+              Effect.sync(() =>
+                inode.data.slice(Math.min(position, inode.size), Math.min(position + length, inode.size))
+              )
           }
         },
         catch: orNotFound(path, "open")

@@ -9,7 +9,11 @@ const repoRoot = resolve(import.meta.dirname, "..", "..", "..", "..")
 
 /** The fixtures folder: $BRANCHLOG_FIXTURES, else ../shared/fixtures beside the repository, else the vendored copy. */
 export const fixturesDir = (): string => {
-  const candidates = [process.env.BRANCHLOG_FIXTURES, join(repoRoot, "..", "shared", "fixtures"), join(repoRoot, "fixtures", "reference")]
+  const candidates = [
+    process.env.BRANCHLOG_FIXTURES,
+    join(repoRoot, "..", "shared", "fixtures"),
+    join(repoRoot, "fixtures", "reference")
+  ]
   for (const dir of candidates) if (dir !== undefined && existsSync(dir)) return dir
   throw new Error(`no fixtures folder among ${candidates.join(", ")}`)
 }
@@ -52,13 +56,21 @@ export const structuralTree = (tree: any): unknown => {
   return {
     leafId: map(tree.leafId),
     roots: tree.roots.map(map),
-    nodes: tree.nodes.map((node: any) => ({ ...node, id: map(node.id), parentId: map(node.parentId), children: node.children.map(map) }))
+    nodes: tree.nodes.map((node: any) => ({
+      ...node,
+      id: map(node.id),
+      parentId: map(node.parentId),
+      children: node.children.map(map)
+    }))
   }
 }
 
 /** `leafId` / `fromId` values replaced by a type tag. */
 export const idsAsStrings = (value: unknown): unknown =>
-  JSON.parse(JSON.stringify(value), (key, v) => (key === "leafId" || key === "fromId") && typeof v === "string" ? "<string>" : v)
+  JSON.parse(
+    JSON.stringify(value),
+    (key, v) => (key === "leafId" || key === "fromId") && typeof v === "string" ? "<string>" : v
+  )
 
 /** Values at JSON pointers replaced by a type tag. */
 export const maskPointers = (value: unknown, pointers: ReadonlyArray<string>): unknown => {
@@ -68,13 +80,19 @@ export const maskPointers = (value: unknown, pointers: ReadonlyArray<string>): u
     let target = copy
     for (const part of parts.slice(0, -1)) target = target?.[part]
     const last = parts[parts.length - 1]
-    if (target !== undefined && target !== null && last !== undefined && last in target) target[last] = `<${typeof target[last]}>`
+    if (target !== undefined && target !== null && last !== undefined && last in target) {
+      target[last] = `<${typeof target[last]}>`
+    }
   }
   return copy
 }
 
 /** The actual and expected answers of one section, after the README's comparison rules. */
-export const comparable = (fixture: Fixture, section: "context" | "tree" | "info", actual: unknown): [unknown, unknown] => {
+export const comparable = (
+  fixture: Fixture,
+  section: "context" | "tree" | "info",
+  actual: unknown
+): [unknown, unknown] => {
   const volatile = fixture.expected.volatile ?? []
   const pointers = volatile.filter((p) => p.startsWith(`/${section}/`)).map((p) => p.slice(section.length + 1))
   let got = maskPointers(json(actual), pointers)

@@ -15,7 +15,14 @@ export const assistant = (text: string): AgentMessage.AgentMessage =>
     api: "anthropic-messages",
     provider: "anthropic",
     model: "claude-sonnet-4-5",
-    usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+    usage: {
+      input: 1,
+      output: 1,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 2,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
+    },
     stopReason: "stop",
     timestamp: clock++
   }) as AgentMessage.AgentMessage

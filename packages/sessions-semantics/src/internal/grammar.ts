@@ -137,7 +137,11 @@ export const parseNormalized = (key: string): Either.Either<ParsedSessionKey, Fa
 }
 
 const formatRoute = (route: Route | undefined): string =>
-  route === undefined ? "" : route.accountId === undefined ? `${route.channel}:` : `${route.channel}:${route.accountId}:`
+  route === undefined
+    ? ""
+    : route.accountId === undefined
+    ? `${route.channel}:`
+    : `${route.channel}:${route.accountId}:`
 
 /** Prints a scope back to its `<rest>` string. */
 export const formatScope = (scope: Scope): string => {

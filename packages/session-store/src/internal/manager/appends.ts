@@ -27,13 +27,23 @@ export const appendEntry = (
 ): Effect.Effect<string, WriteError> =>
   commit(
     core,
-    (now) => [{ _tag: "Entry", entry: make({ id: mintId(core), parentId: core.state.leafId, timestamp: new Date(now).toISOString() }) }],
+    (
+      now
+    ) => [{
+      _tag: "Entry",
+      entry: make({ id: mintId(core), parentId: core.state.leafId, timestamp: new Date(now).toISOString() })
+    }],
     { assistant, operation }
   ).pipe(Effect.map((rows) => (rows[0]!._tag === "Entry" ? rows[0]!.entry.id : "")))
 
 /** `appendMessage`. */
 export const appendMessage = (core: Core, message: AgentMessage.AgentMessage) =>
-  appendEntry(core, (b) => ({ type: "message", ...b, message }) as Entry.Entry, "appendMessage", message.role === "assistant")
+  appendEntry(
+    core,
+    (b) => ({ type: "message", ...b, message }) as Entry.Entry,
+    "appendMessage",
+    message.role === "assistant"
+  )
 
 /** `appendThinkingLevelChange`. */
 export const appendThinkingLevelChange = (core: Core, thinkingLevel: string) =>

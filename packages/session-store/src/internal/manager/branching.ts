@@ -40,7 +40,11 @@ const controlTo = (core: Core, targetId: string | null, now: number, taken: Set<
 }
 
 /** Moves the leaf to `id` (or to no leaf with `null`); persisted sessions write a leaf control. */
-export const moveLeaf = (core: Core, id: string | null, operation: string): Effect.Effect<void, WriteError | EntryNotFoundError> =>
+export const moveLeaf = (
+  core: Core,
+  id: string | null,
+  operation: string
+): Effect.Effect<void, WriteError | EntryNotFoundError> =>
   Effect.suspend((): Effect.Effect<void, WriteError | EntryNotFoundError> => {
     if (id !== null && !SessionState.hasId(core.state, id)) return Effect.fail(notFound(core, id))
     if (!writesControls(core)) {
@@ -90,7 +94,10 @@ export const branchWithSummary = (
  * then re-created for the labelled entries on the path). Persisted sessions get a new file in the
  * same folder, written once the path holds an assistant message. Returns the new file, if any.
  */
-export const createBranchedSession = (core: Core, leafId: string): Effect.Effect<string | undefined, WriteError | EntryNotFoundError> =>
+export const createBranchedSession = (
+  core: Core,
+  leafId: string
+): Effect.Effect<string | undefined, WriteError | EntryNotFoundError> =>
   Effect.gen(function*() {
     const path = Tree.getBranch(core.state, leafId)
     if (path.length === 0) return yield* notFound(core, leafId)
@@ -118,7 +125,17 @@ export const createBranchedSession = (core: Core, leafId: string): Effect.Effect
     for (const label of labels) {
       const id = mintIn(ids, oldState, taken)
       taken.add(id)
-      rows.push({ _tag: "Entry", entry: { type: "label", id, parentId: previous, timestamp: label.timestamp, targetId: label.targetId, label: label.label } })
+      rows.push({
+        _tag: "Entry",
+        entry: {
+          type: "label",
+          id,
+          parentId: previous,
+          timestamp: label.timestamp,
+          targetId: label.targetId,
+          label: label.label
+        }
+      })
       previous = id
     }
     const file = core.persist ? nodePath.join(core.sessionDir, fileNameOf(header)) : undefined

@@ -17,7 +17,10 @@ import type { Scan } from "./scan.js"
 import { scanFile } from "./scan.js"
 
 /** A fresh header for this manager's cwd (UUIDv7 id unless given, timestamp from `Clock`). */
-export const newHeader = (core: Core, options: { readonly id?: string | undefined; readonly parentSession?: string | undefined } = {}) =>
+export const newHeader = (
+  core: Core,
+  options: { readonly id?: string | undefined; readonly parentSession?: string | undefined } = {}
+) =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
     const id = options.id ?? (yield* IdSource.uuidv7)

@@ -21,7 +21,12 @@ import { applyLine, textOf } from "./core.js"
 import { applyOwn, contentOf, rebuild } from "./load.js"
 
 /** Errors of a write. */
-export type WriteError = FileSystemError | FileNotFoundError | LockTimeoutError | SessionFileConflictError | ReadOnlySessionError
+export type WriteError =
+  | FileSystemError
+  | FileNotFoundError
+  | LockTimeoutError
+  | SessionFileConflictError
+  | ReadOnlySessionError
 
 /** Which manager wrote a file last in this process (by resolved path). */
 const lastWriter = new Map<string, symbol>()
@@ -71,7 +76,10 @@ const sync = (core: Core, token: string) =>
       }
       return
     }
-    if (core.lockDepth > 0 && core.syncedToken === token && lastWriter.get(file) === core.token && core.snapshot !== undefined) {
+    if (
+      core.lockDepth > 0 && core.syncedToken === token && lastWriter.get(file) === core.token &&
+      core.snapshot !== undefined
+    ) {
       return
     }
     if (core.snapshotStale) yield* captureSnapshot(core)
@@ -115,30 +123,33 @@ const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, 
     const own = rows.map(textOf)
     const texts = core.pending.length === 0 ? own : [...core.pending.map((p) => p.text), ...own]
     if (texts.length === 0) return Effect.void
-    return Effect.flatMap(core.services.files.append(file, texts, { durability: core.options.durability ?? "none" }), (result) => {
-      let offset = result.offset
-      let line = core.lineCount + 1
-      for (const p of core.pending) {
-        offset += Buffer.byteLength(p.text) + 1
-        line += 1
+    return Effect.flatMap(
+      core.services.files.append(file, texts, { durability: core.options.durability ?? "none" }),
+      (result) => {
+        let offset = result.offset
+        let line = core.lineCount + 1
+        for (const p of core.pending) {
+          offset += Buffer.byteLength(p.text) + 1
+          line += 1
+        }
+        for (let i = 0; i < rows.length; i++) {
+          applyOwn(core, rows[i]!, line++, offset)
+          offset += Buffer.byteLength(own[i]!) + 1
+        }
+        const flushed = core.pending.length === 0 ? rows : [...core.pending.map((p) => p.row), ...rows]
+        core.pending = []
+        core.onDisk = true
+        core.lineCount = line - 1
+        core.knownEnd = result.size
+        lastWriter.set(file, core.token)
+        const entries = flushed.flatMap((row) => row._tag === "Entry" ? [row.entry] : [])
+        if (core.lockDepth > 0) {
+          core.snapshotStale = true
+          return notify(core, entries)
+        }
+        return Effect.zipRight(captureSnapshot(core), notify(core, entries))
       }
-      for (let i = 0; i < rows.length; i++) {
-        applyOwn(core, rows[i]!, line++, offset)
-        offset += Buffer.byteLength(own[i]!) + 1
-      }
-      const flushed = core.pending.length === 0 ? rows : [...core.pending.map((p) => p.row), ...rows]
-      core.pending = []
-      core.onDisk = true
-      core.lineCount = line - 1
-      core.knownEnd = result.size
-      lastWriter.set(file, core.token)
-      const entries = flushed.flatMap((row) => row._tag === "Entry" ? [row.entry] : [])
-      if (core.lockDepth > 0) {
-        core.snapshotStale = true
-        return notify(core, entries)
-      }
-      return Effect.zipRight(captureSnapshot(core), notify(core, entries))
-    })
+    )
   })
 
 /**
@@ -148,7 +159,9 @@ const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, 
 const locked = <A, E>(core: Core, f: (token: string) => Effect.Effect<A, E>) =>
   core.lockDepth > 0 && core.heldToken !== undefined
     ? f(core.heldToken)
-    : Effect.scoped(Effect.flatMap(core.services.locks.acquire(core.file!, core.options.lock), (handle) => f(handle.token)))
+    : Effect.scoped(
+      Effect.flatMap(core.services.locks.acquire(core.file!, core.options.lock), (handle) => f(handle.token))
+    )
 
 /**
  * Builds rows (at `now`, after the file is synced) and commits them: written at once when the
@@ -160,7 +173,12 @@ export const commit = (
   options: { readonly assistant?: boolean; readonly operation: string }
 ): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> =>
   Effect.gen(function*() {
-    if (core.readOnly) return yield* new ReadOnlySessionError({ operation: options.operation, ...(core.file === undefined ? {} : { path: core.file }) })
+    if (core.readOnly) {
+      return yield* new ReadOnlySessionError({
+        operation: options.operation,
+        ...(core.file === undefined ? {} : { path: core.file })
+      })
+    }
     if (!flushes(core, options.assistant)) {
       const rows = build(yield* Clock.currentTimeMillis)
       let line = core.lineCount + core.pending.length + 1
@@ -208,7 +226,10 @@ export const refresh = (core: Core): Effect.Effect<void, WriteError> =>
     : locked(core, (token) => sync(core, token))
 
 /** Holds the transcript lock across `effect`: this manager's writes inside it skip re-checks of their own tail. */
-export const withWriteLock = <A, E, R>(core: Core, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | WriteError, R> =>
+export const withWriteLock = <A, E, R>(
+  core: Core,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | WriteError, R> =>
   !core.persist || core.file === undefined || core.readOnly
     ? effect
     : Effect.acquireUseRelease(
@@ -222,7 +243,8 @@ export const withWriteLock = <A, E, R>(core: Core, effect: Effect.Effect<A, E, R
               core.heldToken = handle.token
               return outer
             }),
-            () => effect,
+            () =>
+              effect,
             (outer) =>
               Effect.suspend(() => {
                 core.lockDepth -= 1
@@ -236,7 +258,8 @@ export const withWriteLock = <A, E, R>(core: Core, effect: Effect.Effect<A, E, R
                 ))
               })
           )),
-      (scope, exit) => Scope.close(scope, exit)
+      (scope, exit) =>
+        Scope.close(scope, exit)
     )
 
 /** Replaces the file with the state's rows (after a backup of the old bytes), atomically; re-reads it. */
