@@ -1,0 +1,266 @@
+/**
+ * The agent runtime over one session: a `SessionManager` (what happened), a `LanguageModel`,
+ * the `ToolRegistry`, the `ModelRegistry` and hooks (how it runs now). Only what happens is
+ * written to the transcript (messages, tool results, model and thinking changes, compactions,
+ * branch summaries); tools, models and prompts stay runtime state.
+ *
+ * `prompt(text)` appends the user message, then loops: build the context
+ * (`convertToLlm(buildSessionContext())`), stream the model's reply with the active tools,
+ * append it, run its tool calls (in parallel where the tools allow, results appended in call
+ * order in one locked batch), and go on until the model stops. The transcript lock is taken
+ * only by the writes (each append, or `withWriteLock` around the batch), never while the model
+ * streams; each write folds what other writers appended meanwhile. `abort()` ends the turn: the
+ * reply so far is recorded with `stopReason: "aborted"` (unfinished tool calls get error
+ * results). A model failure is recorded with `stopReason: "error"` and its `errorMessage`.
+ *
+ * On creation the model and thinking level are restored from the session's context (a model
+ * the registry does not know is ignored); when the branch has no `thinking_level_change`, the
+ * current level is written once (spec §13). After a prompt, the context is compacted when it
+ * passes the threshold of the model's window; `compact()` does it on demand.
+ *
+ * @since 0.1.0
+ */
+import type { AgentMessage } from "@branchlog/session-core"
+import { LlmMessages } from "@branchlog/session-core"
+import type { SessionManager } from "@branchlog/session-store"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { AgentBusyError, CompactionError, type ModelNotFoundError, type NavigationError } from "./AgentError.js"
+import * as Compaction from "./Compaction.js"
+import type * as Hooks from "./Hooks.js"
+import * as Navigation from "./internal/navigation.js"
+import * as Turns from "./internal/turns.js"
+import { LanguageModel } from "./LanguageModel.js"
+import type { ModelInfo, ModelRegistryShape } from "./ModelRegistry.js"
+import * as SystemPrompt from "./SystemPrompt.js"
+import type { ToolRegistryShape } from "./ToolRegistry.js"
+
+/** Something that happened during a prompt (stream deltas, appended messages, compactions). */
+export type AgentEvent = Turns.AgentEvent
+
+/** How a prompt ended. */
+export type PromptResult = Turns.PromptResult
+
+/** Options of `navigateTree`. */
+export type NavigateOptions = Navigation.NavigateOptions
+
+/** What `navigateTree` did. */
+export type NavigateResult = Navigation.NavigateResult
+
+/** What `fork` did. */
+export type ForkResult = Navigation.ForkResult
+
+/** What a compaction wrote. */
+export interface CompactionResult {
+  readonly entryId: string
+  readonly summary: string
+  readonly firstKeptEntryId: string
+  readonly tokensBefore: number
+  readonly details: Compaction.FileDetails
+}
+
+/** Errors of the session's writes. */
+export type WriteError = SessionManager.WriteError
+
+/** Errors of navigation. */
+export type NavigationErrors =
+  | SessionManager.WriteError
+  | SessionManager.EntryNotFoundError
+  | NavigationError
+  | CompactionError
+
+/** Options of an agent session. */
+export interface Options {
+  readonly sessionManager: SessionManager.SessionManager
+  readonly tools: ToolRegistryShape
+  readonly models: ModelRegistryShape
+  readonly hooks?: ReadonlyArray<Hooks.Hooks>
+  /** The base of the system prompt (default `SystemPrompt.DEFAULT_BASE`). */
+  readonly basePrompt?: string
+  readonly contextFiles?: ReadonlyArray<SystemPrompt.ContextFile>
+  readonly compaction?: Compaction.Settings
+  /** Most model calls per prompt (default 50). */
+  readonly maxTurns?: number
+  readonly onEvent?: (event: AgentEvent) => Effect.Effect<void>
+}
+
+/** An agent session. */
+export interface AgentSessionShape {
+  readonly sessionManager: SessionManager.SessionManager
+  readonly tools: ToolRegistryShape
+  readonly models: ModelRegistryShape
+  /** Runs the agent on a user message until the model stops. */
+  readonly prompt: (text: string | AgentMessage.UserContent) => Effect.Effect<PromptResult, AgentBusyError | WriteError>
+  /** Ends the running prompt (no-op when idle). */
+  readonly abort: () => Effect.Effect<void>
+  /** `true` while a prompt runs. */
+  readonly isRunning: () => boolean
+  /** Switches model and appends `model_change`. */
+  readonly setModel: (provider: string, modelId: string) => Effect.Effect<ModelInfo, ModelNotFoundError | WriteError>
+  /** Sets the thinking level and appends `thinking_level_change`; returns the effective level. */
+  readonly setThinkingLevel: (level: string) => Effect.Effect<string, WriteError>
+  /** Compacts now. */
+  readonly compact: (
+    options?: { readonly instructions?: string }
+  ) => Effect.Effect<CompactionResult, CompactionError | AgentBusyError | WriteError>
+  /** Moves in the tree (spec §13 `/tree`). */
+  readonly navigateTree: (
+    targetId: string,
+    options?: NavigateOptions
+  ) => Effect.Effect<NavigateResult, NavigationErrors | AgentBusyError>
+  /** Forks at a user message (spec §13 `/fork`). */
+  readonly fork: (entryId: string) => Effect.Effect<ForkResult, NavigationErrors | AgentBusyError>
+  /** The system prompt for the active tools. */
+  readonly systemPrompt: () => string
+  /** The context the model would see now. */
+  readonly messages: () => ReadonlyArray<LlmMessages.LlmMessage>
+}
+
+/** The AgentSession service. */
+export class AgentSession
+  extends Context.Tag("@branchlog/agent-session/AgentSession")<AgentSession, AgentSessionShape>()
+{}
+
+/** A new agent session over the `LanguageModel` in context. */
+export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteError, LanguageModel> =>
+  Effect.gen(function*() {
+    const model = yield* LanguageModel
+    const sm = options.sessionManager
+    const { models, tools } = options
+    const hooks = options.hooks ?? []
+    const settings = options.compaction ?? Compaction.defaultSettings
+    const emit = options.onEvent ?? (() => Effect.void)
+    const mutex = yield* Effect.makeSemaphore(1)
+    const serial = <A, E>(effect: Effect.Effect<A, E>) => mutex.withPermits(1)(effect)
+    let running: Turns.AbortHandle | undefined
+
+    // Resume: restore the model and thinking level from the context; a branch without a
+    // thinking level gets the registry's current one written once.
+    const context = sm.buildSessionContext()
+    if (context.model !== null) {
+      yield* Effect.ignore(models.setCurrent(context.model.provider, context.model.modelId))
+    }
+    if (sm.getBranch().some((e) => e.type === "thinking_level_change")) models.setThinkingLevel(context.thinkingLevel)
+    else yield* sm.appendThinkingLevelChange(models.thinkingLevel())
+
+    const systemPrompt = () => SystemPrompt.fromRegistry(tools, options.basePrompt, options.contextFiles)
+    const modelRef = () => ({ provider: models.current().provider, id: models.current().id })
+
+    const compactNow = (instructions?: string) =>
+      Effect.gen(function*() {
+        const plan = Compaction.prepare(sm.getBranch(), settings)
+        if (plan === undefined) return yield* new CompactionError({ reason: "nothing to compact" })
+        const summary = yield* Compaction.summarize(
+          model,
+          Compaction.summaryRequest({
+            purpose: "compaction",
+            model: modelRef(),
+            messages: plan.messagesToSummarize,
+            previousSummary: plan.previousSummary,
+            instructions
+          })
+        )
+        if (summary.length === 0) return yield* new CompactionError({ reason: "the model returned an empty summary" })
+        const entryId = yield* sm.appendCompaction(summary, plan.firstKeptEntryId, plan.tokensBefore, plan.details)
+        yield* emit({
+          _tag: "Compacted",
+          entryId,
+          firstKeptEntryId: plan.firstKeptEntryId,
+          tokensBefore: plan.tokensBefore
+        })
+        return {
+          entryId,
+          summary,
+          firstKeptEntryId: plan.firstKeptEntryId,
+          tokensBefore: plan.tokensBefore,
+          details: plan.details
+        }
+      })
+
+    const autoCompact = Effect.suspend(() => {
+      const tokens = Compaction.estimateContextTokens(sm.buildSessionContext().messages)
+      if (!Compaction.shouldCompact(tokens, models.current().contextWindow, settings)) return Effect.void
+      return compactNow().pipe(
+        Effect.catchAll((error) => Effect.logWarning(`auto-compaction skipped: ${error.message}`))
+      )
+    })
+
+    const env: Turns.LoopEnv = {
+      sm,
+      model,
+      tools,
+      models,
+      hooks,
+      systemPrompt,
+      emit,
+      serial,
+      maxTurns: options.maxTurns ?? 50
+    }
+
+    /** Refuses to run `effect` while a prompt runs (the leaf must not move under the loop). */
+    const idle = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | AgentBusyError> =>
+      Effect.suspend((): Effect.Effect<A, E | AgentBusyError> =>
+        running === undefined ? effect : Effect.fail(new AgentBusyError({ sessionId: sm.getSessionId() }))
+      )
+
+    const prompt = (text: string | AgentMessage.UserContent) =>
+      Effect.gen(function*() {
+        const deferred = yield* Deferred.make<void>()
+        if (running !== undefined) return yield* new AgentBusyError({ sessionId: sm.getSessionId() })
+        const handle: Turns.AbortHandle = { deferred, controller: new AbortController() }
+        running = handle
+        return yield* Effect.gen(function*() {
+          const user: AgentMessage.UserMessage = {
+            role: "user",
+            content: text,
+            timestamp: yield* Clock.currentTimeMillis
+          }
+          const id = yield* serial(sm.appendMessage(user))
+          yield* emit({ _tag: "MessageEnd", message: user, entryId: id })
+          const result = yield* Turns.runTurns(env, handle, { message: user, id })
+          yield* emit({ _tag: "AgentEnd", stopReason: result.stopReason })
+          if (result.stopReason !== "error" && result.stopReason !== "aborted") yield* serial(autoCompact)
+          return result
+        }).pipe(Effect.ensuring(Effect.sync(() => {
+          running = undefined
+        })))
+      })
+
+    return {
+      sessionManager: sm,
+      tools,
+      models,
+      prompt,
+      abort: () =>
+        Effect.suspend(() => {
+          const handle = running
+          if (handle === undefined) return Effect.void
+          handle.controller.abort()
+          return Deferred.succeed(handle.deferred, undefined)
+        }),
+      isRunning: () => running !== undefined,
+      setModel: (provider, modelId) =>
+        serial(Effect.tap(models.setCurrent(provider, modelId), () => sm.appendModelChange(provider, modelId))),
+      setThinkingLevel: (level) =>
+        serial(Effect.suspend(() => {
+          const effective = models.setThinkingLevel(level)
+          return Effect.as(sm.appendThinkingLevelChange(level), effective)
+        })),
+      compact: (compactOptions) => idle(serial(compactNow(compactOptions?.instructions))),
+      navigateTree: (targetId, navigateOptions) =>
+        idle(serial(Navigation.navigateTree(sm, model, modelRef(), targetId, navigateOptions))),
+      fork: (entryId) => idle(serial(Navigation.fork(sm, entryId))),
+      systemPrompt,
+      messages: () => LlmMessages.convertToLlm(sm.buildSessionContext().messages)
+    }
+  })
+
+/** A layer of an agent session whose manager comes from `sessionManager`. */
+export const layer = <E, R>(
+  sessionManager: Effect.Effect<SessionManager.SessionManager, E, R>,
+  options: Omit<Options, "sessionManager">
+): Layer.Layer<AgentSession, E | WriteError, R | LanguageModel> =>
+  Layer.effect(AgentSession, Effect.flatMap(sessionManager, (sm) => make({ ...options, sessionManager: sm })))
