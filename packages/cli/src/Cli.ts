@@ -13,6 +13,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { describeError, ExitCode, exitCodeOf } from "./CliError.js"
+import * as Agent from "./commands/agent.js"
 import * as Export from "./commands/export.js"
 import * as Fsck from "./commands/fsck.js"
 import * as Ls from "./commands/ls.js"
@@ -28,6 +29,8 @@ const command = Command.make("branchlog").pipe(
     "Keep, inspect and repair the transcripts of LLM agent sessions (pi / OpenClaw format, version 3)."
   ),
   Command.withSubcommands([
+    Agent.demo,
+    Agent.run,
     Ls.ls,
     Read.info,
     Read.tree,

@@ -47,6 +47,9 @@ export const messageLine = (message: AgentMessage.AgentMessage | { readonly role
       return `bash: ${oneLine(String(m.command), width)}`
     case "custom":
       return `custom ${String(m.customType)}: ${oneLine(contentText(m.content), width)}`
+    case "compactionSummary":
+    case "branchSummary":
+      return `${message.role}: ${oneLine(String(m.summary), width)}`
     default:
       return `${message.role}: ${oneLine(contentText(m.content), width)}`
   }
