@@ -302,3 +302,33 @@ describe("ls", () => {
     expect(sessions[0]).toHaveProperty("firstMessage")
   })
 })
+
+describe("info, show, context", () => {
+  it("prints info for people, and the conversation on the branch", async () => {
+    const volume = volumeWith({ "/s/a.jsonl": fixture("linear-basic").bytes })
+    const info = await runInMemory(volume, ["info", "/s/a.jsonl"])
+    expect(info.code).toBe(0)
+    expect(info.stdout).toMatch(/^file {5}\/s\/a\.jsonl$/m)
+    expect(info.stdout).toMatch(/^entries {2}\d+$/m)
+    const show = await runInMemory(volume, ["show", "/s/a.jsonl"])
+    expect(show.code).toBe(0)
+    expect(show.stdout).toContain("Read package.json and tell me the version.")
+    const context = json(await runInMemory(volume, ["context", "/s/a.jsonl", "--json"]))
+    const userTurns = context.messages.filter((m: any) => m.role === "user").length
+    expect(show.stdout.match(/^user /gm)!.length).toBe(userTurns)
+  })
+
+  it("gives the context as converted for the model with --llm, and at another leaf with --leaf", async () => {
+    const volume = volumeWith({ "/s/c.jsonl": fixture("compactions").bytes })
+    const built = json(await runInMemory(volume, ["context", "/s/c.jsonl", "--json"]))
+    const llm = json(await runInMemory(volume, ["context", "/s/c.jsonl", "--json", "--llm"]))
+    expect(built.messages[0].role).toBe("compactionSummary")
+    expect(llm.messages[0].role).toBe("user")
+    expect(llm.messages[0].content[0].text).toMatch(/^The conversation history before this point was compacted/)
+    const tree = json(await runInMemory(volume, ["tree", "/s/c.jsonl", "--json"]))
+    const early = tree.nodes[1].id
+    const atEarly = json(await runInMemory(volume, ["context", "/s/c.jsonl", "--json", "--leaf", early]))
+    expect(atEarly.messages.length).toBeLessThanOrEqual(2)
+    expect((await runInMemory(volume, ["context", "/s/c.jsonl", "--leaf", "nope"])).code).toBe(2)
+  })
+})

@@ -3,8 +3,8 @@
  * with the line number and byte offset it applies to. Finding nothing is an empty list.
  *
  * Errors lose or hide data when a reference opens the file (a corrupt line is skipped, a missing
- * header empties the session); warnings are legal but suspicious (a label on an unknown entry, a
- * compaction that keeps nothing).
+ * header empties the session, an entry whose parent is gone starts a new root); warnings are legal
+ * but suspicious (a label on an unknown entry, a compaction that keeps nothing).
  *
  * @since 0.1.0
  */
@@ -44,6 +44,7 @@ export const severity = (problem: Problem): Severity => {
     case "HeaderNotFirst":
     case "DuplicateHeader":
     case "DuplicateId":
+    case "Orphan":
     case "Cycle":
       return "error"
     default:
