@@ -5,6 +5,7 @@
  * fixture does not write either.
  */
 import { JsonView } from "@branchlog/session-core"
+import { comparable, fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -12,7 +13,6 @@ import * as path from "node:path"
 import { afterAll } from "vitest"
 import * as SessionManager from "../src/SessionManager.js"
 import { cleanupTempRoots, harnesses } from "./harness.js"
-import { comparable, fixtures } from "./support/fixtures.js"
 
 afterAll(cleanupTempRoots)
 
@@ -25,7 +25,7 @@ for (const harness of harnesses) {
     for (const fixture of all) {
       it.live(`${fixture.name}: read-only open gives the expected context, tree and info, and leaves the file byte-identical`, () => {
         const { dir, ext, layer } = harness.make()
-        const file = path.join(dir, fixture.file)
+        const file = path.join(dir, `${fixture.name}.jsonl`)
         ext.write(file, fixture.bytes)
         return Effect.gen(function*() {
           for (const cache of [false, true, true]) {
@@ -37,12 +37,12 @@ for (const harness of harnesses) {
                 JsonView.info(state)
               ]] as const
             ) {
-              const [got, want] = comparable(fixture, section, answer)
+              const { got, want } = comparable(fixture, section, answer)
               expect(got, `${fixture.name} ${section}`).toEqual(want)
             }
           }
           expect(ext.read(file)!.equals(fixture.bytes)).toBe(true)
-          expect(ext.list(dir)).toEqual([fixture.file])
+          expect(ext.list(dir)).toEqual([`${fixture.name}.jsonl`])
         }).pipe(Effect.provide(layer as Layer.Layer<SessionManager.Requirements>))
       })
     }
@@ -51,7 +51,7 @@ for (const harness of harnesses) {
       const { dir, ext, layer } = harness.make()
       return Effect.gen(function*() {
         for (const fixture of all.filter((f) => !f.name.startsWith("legacy"))) {
-          const file = path.join(dir, fixture.file)
+          const file = path.join(dir, `${fixture.name}.jsonl`)
           ext.write(file, fixture.bytes)
           const sm = yield* SessionManager.open(file)
           expect(sm.loadReport().rewritten, fixture.name).toBe(false)

@@ -6,7 +6,7 @@
  */
 import { Tree } from "@branchlog/session-core"
 import type { Entry, SessionState } from "@branchlog/session-core"
-import { contentText, entryLine } from "./summary.js"
+import { type Block, contentText, entryLine } from "./summary.js"
 
 const escape = (text: string): string =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
@@ -15,14 +15,6 @@ const pre = (
   text: string,
   cls = ""
 ) => (text === "" ? "" : `<pre${cls === "" ? "" : ` class="${cls}"`}>${escape(text)}</pre>`)
-
-type Block = {
-  readonly type?: string
-  readonly text?: string
-  readonly thinking?: string
-  readonly name?: string
-  readonly arguments?: unknown
-}
 
 /** The body of one entry: its text, thinking, tool calls, results, summaries. */
 const body = (entry: Entry.Entry): string => {

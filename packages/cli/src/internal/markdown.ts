@@ -1,18 +1,10 @@
 /** The Markdown of `branchlog export --md`: the conversation on the current branch. */
 import type { Entry } from "@branchlog/session-core"
-import { contentText, entryLine } from "./summary.js"
+import { type Block, contentText, entryLine } from "./summary.js"
 
 const fence = (text: string, lang = "") => {
   const ticks = text.includes("```") ? "````" : "```"
   return `${ticks}${lang}\n${text}\n${ticks}`
-}
-
-type Block = {
-  readonly type?: string
-  readonly text?: string
-  readonly thinking?: string
-  readonly name?: string
-  readonly arguments?: unknown
 }
 
 const section = (entry: Entry.Entry): string => {

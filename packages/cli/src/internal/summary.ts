@@ -1,11 +1,12 @@
 /** One-line and readable renderings of entries and messages, for `tree`, `show` and `export`. */
 import type { AgentMessage, Entry } from "@branchlog/session-core"
 
-type Block = {
-  readonly type?: unknown
-  readonly text?: unknown
-  readonly thinking?: unknown
-  readonly name?: unknown
+/** A content block as stored: text, thinking, tool call or image (fields read defensively). */
+export type Block = {
+  readonly type?: string
+  readonly text?: string
+  readonly thinking?: string
+  readonly name?: string
   readonly arguments?: unknown
 }
 
