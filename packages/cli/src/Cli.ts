@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import type { CliApp } from "@effect/cli"
-import { Command } from "@effect/cli"
+import type * as CliApp from "@effect/cli/CliApp"
+import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

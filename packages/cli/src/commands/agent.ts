@@ -10,8 +10,10 @@ import {
   Workspace
 } from "@branchlog/agent-session"
 import { SessionCatalog, SessionManager } from "@branchlog/session-store"
-import { Args, Command, Options } from "@effect/cli"
-import { NodeHttpClient } from "@effect/platform-node"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"

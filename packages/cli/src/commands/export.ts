@@ -1,6 +1,8 @@
 /** `branchlog export FILE --html OUT | --md OUT`. */
 import { TranscriptFile } from "@branchlog/session-store"
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { UsageError } from "../CliError.js"

@@ -1,6 +1,7 @@
 /** `branchlog ls`: the sessions of a folder, newest first. */
 import { SessionCatalog } from "@branchlog/session-store"
-import { Command, Options } from "@effect/cli"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { CliCommand } from "../internal/command.js"

@@ -1,7 +1,9 @@
 /** The read commands: `info`, `tree`, `context`, `show`. They never modify a file. */
 import { JsonView, LlmMessages, SessionContext } from "@branchlog/session-core"
 import type { SessionManager } from "@branchlog/session-store"
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { UsageError } from "../CliError.js"

@@ -1,7 +1,9 @@
 /** The write commands: `branch`, `label`, `name`, `fork`, `append`. Each write goes through the locked path. */
 import { AgentMessage } from "@branchlog/session-core"
 import { SessionManager } from "@branchlog/session-store"
-import { Args, Command, Options } from "@effect/cli"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
