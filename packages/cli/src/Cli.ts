@@ -12,6 +12,7 @@ import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { createRequire } from "node:module"
 import { describeError, ExitCode, exitCodeOf } from "./CliError.js"
 import * as Agent from "./commands/agent.js"
 import * as Export from "./commands/export.js"
@@ -21,8 +22,9 @@ import * as Read from "./commands/read.js"
 import * as Write from "./commands/write.js"
 import type { Requirements } from "./internal/command.js"
 
-/** The version printed by `--version`. */
-export const version = "0.1.0"
+/** The version printed by `--version`: this package's (read at run time, so it follows releases). */
+export const version: string =
+  (createRequire(import.meta.url)("../package.json") as { readonly version: string }).version
 
 const command = Command.make("branchlog").pipe(
   Command.withDescription(
@@ -59,7 +61,7 @@ const cli = Command.run(command, {
 
 /**
  * Runs the command for `argv` (as `process.argv`: node and script first) and returns the exit code.
- * Errors print as one line on stderr; with `--verbose`, the whole cause.
+ * Errors print as one line on stderr; with `--verbose`, the error's fields and a defect's stack.
  */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, Environment> => {
   const verbose = argv.includes("--verbose")
@@ -69,7 +71,10 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
     Effect.catchAll((error) =>
       isValidation(error)
         ? Effect.succeed(ExitCode.usage as number)
-        : Console.error(`branchlog: ${describeError(error)}`).pipe(Effect.as(exitCodeOf(error)))
+        : Console.error(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`)
+          .pipe(
+            Effect.as(exitCodeOf(error))
+          )
     ),
     Effect.catchAllDefect((defect) =>
       Console.error(

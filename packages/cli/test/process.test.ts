@@ -38,7 +38,8 @@ describe("the executable", () => {
   })
 
   it("prints its version and shell completions", async () => {
-    expect((await runProcess(["--version"])).stdout.trim()).toBe("0.1.0")
+    const { version } = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8"))
+    expect((await runProcess(["--version"])).stdout.trim()).toBe(version)
     expect((await runProcess(["--completions", "bash"])).stdout).toContain("_branchlog_bash_completions")
   })
 
