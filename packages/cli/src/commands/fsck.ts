@@ -1,6 +1,5 @@
 /** `fsck`, `repair` and `migrate`: what is wrong with session files, and fixing what can be fixed without losing data. */
 import { Diagnostics, Entry, Line } from "@branchlog/session-core"
-import type { SessionState } from "@branchlog/session-core"
 import { SessionCatalog, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
@@ -118,7 +117,8 @@ export const fsck: CliCommand = Command.make(
 )
 
 /** The repaired content of a scan, and the lines taken out of it. */
-const repaired = (found: Scan, state: SessionState.SessionState) => {
+const repaired = (found: Scan) => {
+  const { state } = found
   const kept: Array<string> = []
   const removed: Array<string> = []
   const header = state.header ?? {
@@ -156,7 +156,7 @@ export const repair: CliCommand = Command.make(
             if (before.length === 0) return yield* Output.lines([`${file}: nothing to repair`])
             const files = yield* TranscriptFile.TranscriptFile
             const backup = yield* files.backup(file, { label: "repair" })
-            const fixed = repaired(found, found.state)
+            const fixed = repaired(found)
             let sidecar: string | undefined
             if (fixed.removed.length > 0) {
               sidecar = `${file}.removed-${new Date().toISOString().replace(/[:.]/g, "-")}.txt`
