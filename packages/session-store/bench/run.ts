@@ -10,6 +10,9 @@
  * - `list` over 1,000 session files;
  * - one file of at least 300 MB (skipped with BRANCHLOG_BENCH_QUICK=1).
  *
+ * `BRANCHLOG_BENCH_ONLY=append` (or a comma-separated list of `open`, `append`, `list`, `large`)
+ * runs only those cases.
+ *
  * Run with `pnpm bench` in this package. Timings on shared machines are noisy: figures, not a gate.
  */
 import { Synthetic } from "@branchlog/session-core/testing"
@@ -27,6 +30,8 @@ const runtime = ManagedRuntime.make(SessionStore.layerNode)
 const run = <A, E>(effect: Effect.Effect<A, E, SessionManager.Requirements>): Promise<A> => runtime.runPromise(effect)
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-bench-"))
 const quick = process.env.BRANCHLOG_BENCH_QUICK === "1"
+const only = process.env.BRANCHLOG_BENCH_ONLY?.split(",").map((name) => name.trim()).filter((name) => name !== "")
+const wants = (name: "open" | "append" | "list" | "large") => only === undefined || only.includes(name)
 
 const now = () => Number(process.hrtime.bigint()) / 1e6
 const median = (times: Array<number>) => times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!
@@ -106,7 +111,7 @@ const writeSynthetic = (name: string, entries: number) => {
   return file
 }
 
-for (const entries of [10_000, 100_000]) {
+for (const entries of wants("open") ? [10_000, 100_000] : []) {
   const file = writeSynthetic(`open-${entries}.jsonl`, entries)
   const runs = entries > 50_000 ? 5 : 11
   const [ours, bare] = await measurePairAsync(
@@ -172,7 +177,7 @@ for (const entries of [10_000, 100_000]) {
 }
 
 // appends: 10k entries inside one withWriteLock vs appendFileSync of the same lines
-{
+if (wants("append")) {
   const count = 10_000
   const lines = Array.from(
     { length: count },
@@ -261,7 +266,7 @@ for (const entries of [10_000, 100_000]) {
 }
 
 // list over 1,000 session files
-{
+if (wants("list")) {
   const dir = path.join(root, "catalog")
   fs.mkdirSync(dir)
   for (let i = 0; i < 1000; i++) {
@@ -293,7 +298,9 @@ for (const entries of [10_000, 100_000]) {
 }
 
 // one file of at least 300 MB
-if (!quick) {
+if (!wants("large")) {
+  // not selected by BRANCHLOG_BENCH_ONLY
+} else if (!quick) {
   const file = path.join(root, "large.jsonl")
   const block = Synthetic.toText(Synthetic.session({ entries: 20_000, seed: 3 })).split("\n").slice(1).join("\n")
   const fd = fs.openSync(file, "w")

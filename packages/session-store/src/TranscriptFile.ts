@@ -37,6 +37,20 @@ export interface AppendOptions {
   readonly create?: boolean
 }
 
+/**
+ * A transcript held open for appends (O_APPEND) by a writer that knows the file ends with `\n`
+ * (it wrote last, under the lock it still holds): each append is ONE write, without the
+ * read-back of the last byte. Close it before the lock is let go.
+ */
+export interface Appender {
+  /** Writes whole lines (UTF-8, each ending with `\n`) in ONE write; synced for `"fsync"` durability. */
+  readonly append: (bytes: Uint8Array) => Effect.Effect<void, FileSystemError>
+  /** `append`, synchronously (to write and record in one step); throws the `FileSystemError`. */
+  readonly unsafeAppend: (bytes: Uint8Array) => void
+  /** Closes the file (idempotent). */
+  readonly close: Effect.Effect<void>
+}
+
 /** The lines read from an offset to the end of file, the offset after them, and the bytes read. */
 export interface TailRead {
   readonly lines: ReadonlyArray<Line>
@@ -71,6 +85,11 @@ export interface TranscriptFileShape {
     lines: ReadonlyArray<string>,
     options?: AppendOptions
   ) => Effect.Effect<AppendResult, FileNotFoundError | FileSystemError>
+  /** Opens an existing file for appends of whole lines without a read-back per write; the caller closes it. */
+  readonly openAppend: (
+    path: string,
+    options?: { readonly durability?: Durability }
+  ) => Effect.Effect<Appender, FileNotFoundError | FileSystemError>
   /** Replaces the file atomically: temp file in the same folder (0600), write, fsync, rename, folder fsync. */
   readonly rewrite: <E = never, R = never>(
     path: string,
@@ -149,6 +168,33 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       return backend.append(abs, bytes, { fsync: options.durability === "fsync", create: options.create ?? true })
     })
 
+  const openAppend = (path: string, options: { readonly durability?: Durability } = {}) =>
+    Effect.suspend(() => {
+      const abs = backend.resolve(path)
+      const fsync = options.durability === "fsync"
+      return Effect.map(backend.openAppend(abs), (handle): Appender => {
+        const unsafeAppend = (bytes: Uint8Array): void => {
+          if (bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a) {
+            throw new FileSystemError({ path: abs, operation: "append", detail: "the bytes do not end with a newline" })
+          }
+          handle.unsafeAppend(bytes, fsync)
+        }
+        return {
+          append: (bytes) =>
+            Effect.suspend(() => {
+              try {
+                unsafeAppend(bytes)
+                return Effect.void
+              } catch (error) {
+                return Effect.fail(error as FileSystemError)
+              }
+            }),
+          unsafeAppend,
+          close: handle.close
+        }
+      })
+    })
+
   const rewrite = <E, R>(path: string, content: RewriteContent<E, R>): Effect.Effect<void, FileSystemError | E, R> =>
     Effect.gen(function*() {
       const abs = backend.resolve(path)
@@ -203,6 +249,7 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
     lines,
     readFrom,
     append,
+    openAppend,
     rewrite,
     backup,
     list: (dir) => backend.listDirectory(backend.resolve(dir)),

@@ -64,12 +64,12 @@ const rows = (file: string) => {
 }
 
 describe("SessionManager across processes (node)", () => {
-  it(
-    "4 writers × 500 appends: no line torn, lost or duplicated; every parent resolves; each writer's entries form one chain",
-    async () => {
+  it.each(["append", "held"])(
+    "4 writers × 500 appends (%s): no line torn, lost or duplicated; every parent resolves; each writer's entries form one chain",
+    async (mode) => {
       const file = path.join(tempDir(), "shared.jsonl")
       fs.writeFileSync(file, headerLine("shared") + "\n" + entryLine("00000001", null, user("start")) + "\n")
-      const writers = ["w0", "w1", "w2", "w3"].map((name) => start([writer, file, name, "append", "500"]))
+      const writers = ["w0", "w1", "w2", "w3"].map((name) => start([writer, file, name, mode, "500"]))
       const codes = await Promise.all(writers.map((w) => w.exited))
       expect(codes, writers.map((w) => w.output).join("\n")).toEqual([0, 0, 0, 0])
       const all = rows(file)

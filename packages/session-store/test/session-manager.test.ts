@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import * as IdSource from "../src/IdSource.js"
@@ -12,7 +14,7 @@ import * as PrepareForRun from "../src/PrepareForRun.js"
 import * as SessionManager from "../src/SessionManager.js"
 import { TranscriptFile } from "../src/TranscriptFile.js"
 import { TranscriptObserver } from "../src/TranscriptObserver.js"
-import { cleanupTempRoots, type Harness, harnesses } from "./harness.js"
+import { cleanupTempRoots, type Harness, harnesses, nodeHarness } from "./harness.js"
 import { assistant, entryLine, headerLine, linesOf, rowsOf, user } from "./support/messages.js"
 
 afterAll(cleanupTempRoots)
@@ -631,6 +633,90 @@ const suite = (harness: Harness) =>
         const next = yield* sm.appendMessage(user("4"))
         expect(sm.getEntry("ffff0001")).toBeDefined()
         expect(sm.getEntry(next)!.parentId).toBe(ids[2])
+      }))
+    })
+
+    it.live("withWriteLock: held appends interleaved with another manager, a reset and an observer stay exact", () => {
+      const { dir, ext, text, run } = setup()
+      const seen: Array<string> = []
+      const observer = Layer.succeed(TranscriptObserver, {
+        onAppend: (event) => Effect.sync(() => void seen.push(event.entry.id))
+      })
+      return run(
+        Effect.gen(function*() {
+          const files = yield* TranscriptFile
+          const sm = yield* SessionManager.create("/p", dir, { eagerFlush: true })
+          const file = sm.getSessionFile()!
+          const mine: Array<string> = []
+          const foreign = yield* sm.withWriteLock(Effect.gen(function*() {
+            for (let i = 0; i < 4; i++) mine.push(yield* sm.appendMessage(user(`a${i} é ✓ 😀`)))
+            // another manager of this process writes under the same (re-entrant) lock
+            const other = yield* SessionManager.open(file, undefined, undefined, { cache: false, eagerFlush: true })
+            const id = yield* other.appendMessage(user("other"))
+            for (let i = 4; i < 7; i++) mine.push(yield* sm.appendMessage(user(`a${i}`)))
+            return id
+          }))
+          expect(rowsOf(text(file)).slice(1).map((r) => r.id)).toEqual([...mine.slice(0, 4), foreign, ...mine.slice(4)])
+          expect(text(file)!.endsWith("\n")).toBe(true)
+          // the foreign entry was folded, and did not move this manager's leaf
+          expect(sm.getEntry(foreign)!.parentId).toBe(mine[3])
+          expect(sm.getEntry(mine[4]!)!.parentId).toBe(mine[3])
+          expect(seen).toEqual([...mine.slice(0, 4), foreign, ...mine.slice(4)])
+          const fresh = yield* SessionManager.open(file, undefined, undefined, { cache: false, readOnly: true })
+          expect(fresh.getEntries().map((e) => JSON.stringify(e))).toEqual(
+            sm.getEntries().map((e) => JSON.stringify(e))
+          )
+          // offsets and snapshot are exact: a later foreign append is read tail-only
+          const added = entryLine("ffff0001", mine[6]!, user("foreign")) + "\n"
+          ext.append(file, added)
+          const before = yield* files.bytesRead
+          const next = yield* sm.appendMessage(user("after"))
+          expect((yield* files.bytesRead) - before).toBe(Buffer.byteLength(added))
+          expect(sm.getEntry(next)!.parentId).toBe(mine[6])
+          // a reset inside the held scope: later appends go to the new file, after the header
+          const afterReset = yield* sm.withWriteLock(Effect.gen(function*() {
+            yield* sm.appendMessage(user("before reset"))
+            yield* sm.resetTranscript()
+            const a = yield* sm.appendMessage(user("x"))
+            const b = yield* sm.appendMessage(user("y"))
+            return [a, b]
+          }))
+          const rows = rowsOf(text(file))
+          expect(rows.map((r) => r.type)).toEqual(["session", "message", "message"])
+          expect(rows.slice(1).map((r) => r.id)).toEqual(afterReset)
+        }).pipe(Effect.provide(observer))
+      )
+    })
+
+    it.live("withWriteLock: the held file is closed and the lock let go on failure and on interruption", () => {
+      const { dir, ext, text, run } = setup()
+      const fds =
+        () => (harness === nodeHarness && fs.existsSync("/proc/self/fd") ? fs.readdirSync("/proc/self/fd").length : 0)
+      return run(Effect.gen(function*() {
+        const sm = yield* SessionManager.create("/p", dir, { eagerFlush: true })
+        const file = sm.getSessionFile()!
+        const open = fds()
+        const failed = yield* Effect.flip(sm.withWriteLock(Effect.gen(function*() {
+          yield* sm.appendMessage(user("1"))
+          yield* sm.appendMessage(user("2"))
+          return yield* Effect.fail("boom" as const)
+        })))
+        expect(failed).toBe("boom")
+        expect(fds()).toBe(open)
+        expect(ext.read(`${file}.lock`)).toBeUndefined()
+        const fiber = yield* Effect.fork(sm.withWriteLock(Effect.gen(function*() {
+          yield* sm.appendMessage(user("3"))
+          yield* sm.appendMessage(user("4"))
+          return yield* Effect.never
+        })))
+        while (rowsOf(text(file)).length < 5) yield* Effect.sleep("5 millis")
+        yield* Fiber.interrupt(fiber)
+        expect(fds()).toBe(open)
+        expect(ext.read(`${file}.lock`)).toBeUndefined()
+        yield* sm.appendMessage(user("5"))
+        expect(rowsOf(text(file)).slice(1).map((r) => (r.message as { content: string }).content)).toEqual(
+          ["1", "2", "3", "4", "5"]
+        )
       }))
     })
   })

@@ -44,6 +44,17 @@ export interface AppendOutcome {
   readonly size: number
 }
 
+/** A file held open for appends (O_APPEND) by a writer that knows it ends with `\n` (it wrote last, under the lock). */
+export interface AppendHandle {
+  /**
+   * ONE write of `bytes` (whole lines) at the end, no read-back of the last byte; synced when
+   * `fsync`. Synchronous (so a caller can write and record in one step); throws a `FileSystemError`.
+   */
+  readonly unsafeAppend: (bytes: Uint8Array, fsync: boolean) => void
+  /** Closes the file; idempotent. */
+  readonly close: Effect.Effect<void>
+}
+
 /** The bytes of a small file plus its identity (for remove-if-unchanged). */
 export interface FileContent {
   readonly bytes: Uint8Array
@@ -81,6 +92,8 @@ export interface Backend {
     bytes: Uint8Array,
     options: { readonly fsync: boolean; readonly create: boolean }
   ) => Effect.Effect<AppendOutcome, FileNotFoundError | FileSystemError>
+  /** Opens an existing file for appends (O_APPEND, no create); the caller closes the handle. */
+  readonly openAppend: (path: string) => Effect.Effect<AppendHandle, FileNotFoundError | FileSystemError>
   /** Creates `path` exclusively (mode 0600) and returns a handle, or fails with code EEXIST. */
   readonly createExclusive: (path: string) => Effect.Effect<WriteHandle, FileSystemError>
   readonly readFile: (path: string) => Effect.Effect<Option.Option<FileContent>, FileSystemError>

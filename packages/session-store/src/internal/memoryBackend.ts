@@ -105,6 +105,24 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
         },
         catch: orNotFound(path, "append")
       }),
+    openAppend: (path) =>
+      Effect.try({
+        try: () => {
+          // like an open file descriptor: bound to the inode, not to the name
+          const inode = volume.require(path, "open")
+          let closed = false
+          return {
+            unsafeAppend: (bytes: Uint8Array) => {
+              if (closed) throw fsError(path, "append", new VolumeError("EBADF", path, "append"))
+              volume.write(inode, bytes)
+            },
+            close: Effect.sync(() => {
+              closed = true
+            })
+          }
+        },
+        catch: orNotFound(path, "open")
+      }),
     createExclusive: (path) =>
       Effect.try({
         try: () => {

@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { FileNotFoundError, FileSystemError } from "../StoreError.js"
-import type { Backend, FileContent, StatInfo, WriteHandle } from "./backend.js"
+import type { AppendHandle, Backend, FileContent, StatInfo, WriteHandle } from "./backend.js"
 import { FileBackend, hasCode, makeLockRegistry } from "./backend.js"
 
 const codeOf = (error: unknown): string | undefined =>
@@ -140,6 +140,30 @@ const makeWriteHandle = (path: string, fd: number): WriteHandle => {
   }
 }
 
+const makeAppendHandle = (path: string, fd: number): AppendHandle => {
+  let closed = false
+  return {
+    unsafeAppend: (bytes, fsync) => {
+      try {
+        if (closed) throw new Error("append handle is closed")
+        writeFully(fd, bytes)
+        if (fsync) fs.fsyncSync(fd)
+      } catch (error) {
+        throw fsError(path, "append", error)
+      }
+    },
+    close: Effect.sync(() => {
+      if (closed) return
+      closed = true
+      try {
+        fs.closeSync(fd)
+      } catch {
+        // already closed
+      }
+    })
+  }
+}
+
 /** The node:fs backend. */
 export const nodeBackend: Backend = {
   resolve: (path) => nodePath.resolve(path),
@@ -224,6 +248,11 @@ export const nodeBackend: Backend = {
         }
       },
       catch: orNotFound(path, "append")
+    }),
+  openAppend: (path) =>
+    Effect.try({
+      try: () => makeAppendHandle(path, fs.openSync(path, fs.constants.O_APPEND | fs.constants.O_WRONLY)),
+      catch: orNotFound(path, "open")
     }),
   createExclusive: (path) =>
     Effect.try({

@@ -113,6 +113,13 @@ export interface Core {
   syncedToken: string | undefined
   /** The token of the lock held by this manager's `withWriteLock`, while it runs. */
   heldToken: string | undefined
+  /**
+   * Inside `withWriteLock`: this manager's last write succeeded, so the file ends with `\n` at
+   * `knownEnd` (no read-back of the last byte needed while it still wrote last under the lock).
+   */
+  tailTrusted: boolean
+  /** The file held open for appends inside `withWriteLock` (closed when the lock is let go). */
+  appender: { readonly path: string; readonly handle: TranscriptFile.Appender } | undefined
 }
 
 /** A fresh record. */
@@ -144,7 +151,9 @@ export const makeCore = (services: Services, options: ManagerOptions, init: {
   report: emptyReport,
   lockDepth: 0,
   syncedToken: undefined,
-  heldToken: undefined
+  heldToken: undefined,
+  tailTrusted: false,
+  appender: undefined
 })
 
 /** The id a row carries for leaf controls' `parentId` (entries, controls, parent-linked opaque rows). */

@@ -5,17 +5,23 @@
  * (ids unique against everything now known, timestamps from `Clock`) → one append of whole lines
  * → take the new snapshot → release → tell the `TranscriptObserver`, if one is provided.
  * Inside this manager's own `withWriteLock`, a write that follows its own last write under the
- * same lock skips the comparison, and the snapshot is taken once when the lock is let go.
+ * same lock skips the comparison, and the snapshot is taken once when the lock is let go; such a
+ * write goes through one file descriptor held open (O_APPEND) until the lock is let go, as ONE
+ * write with no read-back of the last byte (this manager's last write left it a `\n`).
  */
 import { Line, SessionState } from "@branchlog/session-core"
 import type { Entry } from "@branchlog/session-core"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { ReadOnlySessionError, SessionFileConflictError } from "../../SessionError.js"
-import type { FileNotFoundError, FileSystemError, LockTimeoutError } from "../../StoreError.js"
+import type { FileNotFoundError, LockTimeoutError } from "../../StoreError.js"
+import { FileSystemError } from "../../StoreError.js"
 import { TranscriptObserver } from "../../TranscriptObserver.js"
+import type { TranscriptObserverShape } from "../../TranscriptObserver.js"
 import type { Core, OwnRow } from "./core.js"
 import { applyLine, textOf } from "./core.js"
 import { applyOwn, contentOf, rebuild } from "./load.js"
@@ -34,6 +40,15 @@ const lastWriter = new Map<string, symbol>()
 /** `true` when this manager writes rows as they come (persisted, and an assistant exists or eager). */
 export const flushes = (core: Core, assistant = false): boolean =>
   core.persist && core.file !== undefined && (core.options.eagerFlush === true || core.hasAssistant || assistant)
+
+/** Closes the appender held inside `withWriteLock`, if any; the next write checks the file's last byte again. */
+const dropAppender = (core: Core): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const appender = core.appender
+    core.appender = undefined
+    core.tailTrusted = false
+    return appender === undefined ? Effect.void : appender.handle.close
+  })
 
 const captureSnapshot = (core: Core) =>
   Effect.gen(function*() {
@@ -67,6 +82,7 @@ const restoreMissing = (core: Core) =>
 /** Brings the state up to date with the file, under the lock whose token is `token`. */
 const sync = (core: Core, token: string) =>
   Effect.gen(function*() {
+    yield* dropAppender(core)
     const file = core.file!
     const { snapshots } = core.services
     if (!core.onDisk) {
@@ -105,16 +121,21 @@ const sync = (core: Core, token: string) =>
     core.syncedToken = token
   })
 
+const notifyTo = (observer: TranscriptObserverShape, core: Core, entries: ReadonlyArray<Entry.Entry>) => {
+  if (entries.length === 0) return Effect.void
+  const sessionFile = core.file!
+  const sessionId = core.state.header?.id ?? ""
+  return Effect.forEach(entries, (entry) =>
+    observer.onAppend({ sessionFile, sessionId, entry }).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("TranscriptObserver.onAppend failed", cause))
+    ), { discard: true })
+}
+
 const notify = (core: Core, entries: ReadonlyArray<Entry.Entry>) =>
-  entries.length === 0 ? Effect.void : Effect.flatMap(Effect.serviceOption(TranscriptObserver), (observer) => {
-    if (Option.isNone(observer)) return Effect.void
-    const sessionFile = core.file!
-    const sessionId = core.state.header?.id ?? ""
-    return Effect.forEach(entries, (entry) =>
-      observer.value.onAppend({ sessionFile, sessionId, entry }).pipe(
-        Effect.catchAllCause((cause) => Effect.logWarning("TranscriptObserver.onAppend failed", cause))
-      ), { discard: true })
-  })
+  entries.length === 0 ? Effect.void : Effect.flatMap(
+    Effect.serviceOption(TranscriptObserver),
+    (observer) => Option.isNone(observer) ? Effect.void : notifyTo(observer.value, core, entries)
+  )
 
 /** Appends the pending rows and `rows` in one write; applies `rows` at their real offsets. */
 const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, FileSystemError | FileNotFoundError> =>
@@ -124,7 +145,10 @@ const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, 
     const texts = core.pending.length === 0 ? own : [...core.pending.map((p) => p.text), ...own]
     if (texts.length === 0) return Effect.void
     return Effect.flatMap(
-      core.services.files.append(file, texts, { durability: core.options.durability ?? "none" }),
+      Effect.onError(
+        core.services.files.append(file, texts, { durability: core.options.durability ?? "none" }),
+        () => dropAppender(core)
+      ),
       (result) => {
         let offset = result.offset
         let line = core.lineCount + 1
@@ -142,6 +166,8 @@ const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, 
         core.lineCount = line - 1
         core.knownEnd = result.size
         lastWriter.set(file, core.token)
+        // the file now ends with our `\n` at `knownEnd`: later writes under the held lock need no read-back
+        core.tailTrusted = core.lockDepth > 0
         const entries = flushed.flatMap((row) => row._tag === "Entry" ? [row.entry] : [])
         if (core.lockDepth > 0) {
           core.snapshotStale = true
@@ -151,6 +177,73 @@ const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, 
       }
     )
   })
+
+/** Opens the appender for the file (on the first held write that needs it inside `withWriteLock`). */
+const openAppender = (core: Core, file: string): Effect.Effect<void, FileSystemError | FileNotFoundError> =>
+  Effect.flatMap(
+    Effect.zipRight(
+      Effect.suspend(() => {
+        const appender = core.appender
+        core.appender = undefined
+        return appender === undefined ? Effect.void : appender.handle.close
+      }),
+      core.services.files.openAppend(file, { durability: core.options.durability ?? "none" })
+    ),
+    (handle) =>
+      Effect.sync(() => {
+        core.appender = { path: file, handle }
+      })
+  )
+
+/**
+ * The held-lock fast path: this manager wrote last under the lock it still holds, so the file
+ * ends with its `\n` at `knownEnd`. In one synchronous step: build the rows (time from the
+ * fiber's `Clock`), encode them once, write them in ONE write through the held appender, apply
+ * them at their offsets (so no interruption can fall between the write and its record). A failed
+ * write leaves the state as it was and sends the next write through the checked path.
+ */
+const appendHeld = (
+  core: Core,
+  build: (now: number) => ReadonlyArray<OwnRow>,
+  fiber: Pick<Fiber.RuntimeFiber<unknown, unknown>, "currentContext" | "currentDefaultServices">
+): Effect.Effect<ReadonlyArray<OwnRow>, FileSystemError | FileNotFoundError> => {
+  const file = core.file!
+  const appender = core.appender
+  if (appender === undefined || appender.path !== file) {
+    return Effect.zipRight(
+      openAppender(core, file),
+      Effect.withFiberRuntime<ReadonlyArray<OwnRow>, FileSystemError | FileNotFoundError>((fiber) =>
+        appendHeld(core, build, fiber)
+      )
+    )
+  }
+  const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+  if (rows.length === 0) return Effect.succeed(rows)
+  const texts = rows.map(textOf)
+  const bytes = Buffer.from(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n", "utf8")
+  try {
+    appender.handle.unsafeAppend(bytes)
+  } catch (error) {
+    return Effect.zipRight(
+      dropAppender(core),
+      error instanceof FileSystemError ? Effect.fail(error) : Effect.die(error)
+    )
+  }
+  let offset = core.knownEnd
+  let line = core.lineCount + 1
+  for (let i = 0; i < rows.length; i++) {
+    applyOwn(core, rows[i]!, line++, offset)
+    offset += rows.length === 1 ? bytes.length : Buffer.byteLength(texts[i]!) + 1
+  }
+  core.lineCount = line - 1
+  core.knownEnd = offset
+  core.snapshotStale = true
+  const observer = Context.getOption(fiber.currentContext, TranscriptObserver)
+  if (Option.isNone(observer)) return Effect.succeed(rows)
+  const entries: Array<Entry.Entry> = []
+  for (const row of rows) if (row._tag === "Entry") entries.push(row.entry)
+  return Effect.as(notifyTo(observer.value, core, entries), rows)
+}
 
 /**
  * Runs `f` holding the transcript lock, with the lock's token. Inside this manager's own
@@ -168,6 +261,18 @@ const locked = <A, E>(core: Core, f: (token: string) => Effect.Effect<A, E>) =>
  * session flushes, else kept pending (applied to the state, written with the first flush).
  */
 export const commit = (
+  core: Core,
+  build: (now: number) => ReadonlyArray<OwnRow>,
+  options: { readonly assistant?: boolean; readonly operation: string }
+): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> =>
+  Effect.withFiberRuntime<ReadonlyArray<OwnRow>, WriteError>((fiber) =>
+    // the common case inside `withWriteLock` (e.g. one agent turn): straight to one held write
+    !core.readOnly && core.tailTrusted && flushes(core, options.assistant) && heldByUs(core)
+      ? appendHeld(core, build, fiber)
+      : commitChecked(core, build, options)
+  )
+
+const commitChecked = (
   core: Core,
   build: (now: number) => ReadonlyArray<OwnRow>,
   options: { readonly assistant?: boolean; readonly operation: string }
@@ -249,13 +354,18 @@ export const withWriteLock = <A, E, R>(
               Effect.suspend(() => {
                 core.lockDepth -= 1
                 core.heldToken = outer
-                if (core.lockDepth > 0 || !core.snapshotStale) return Effect.void
-                return captureSnapshot(core).pipe(Effect.catchAll(() =>
-                  Effect.sync(() => {
-                    core.snapshot = undefined
-                    core.snapshotStale = false
-                  })
-                ))
+                if (core.lockDepth > 0) return Effect.void
+                // the held file descriptor is closed before the lock is let go (also on failure / interruption)
+                if (!core.snapshotStale) return dropAppender(core)
+                return Effect.zipRight(
+                  dropAppender(core),
+                  captureSnapshot(core).pipe(Effect.catchAll(() =>
+                    Effect.sync(() => {
+                      core.snapshot = undefined
+                      core.snapshotStale = false
+                    })
+                  ))
+                )
               })
           )),
       (scope, exit) =>
@@ -266,6 +376,8 @@ export const withWriteLock = <A, E, R>(
 export const rewriteFromState = (core: Core, label: string) =>
   locked(core, (_token) =>
     Effect.gen(function*() {
+      // the file is replaced (new inode): a held appender would write to the old one
+      yield* dropAppender(core)
       const file = core.file!
       const { files, snapshots } = core.services
       const existing = yield* snapshots.capture(file)
