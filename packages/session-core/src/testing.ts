@@ -6,3 +6,6 @@
 
 /** Deterministic synthetic sessions. */
 export * as Synthetic from "./testing/Synthetic.js"
+
+/** Agent message builders. */
+export * as Messages from "./testing/Messages.js"

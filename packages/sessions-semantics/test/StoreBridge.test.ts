@@ -3,7 +3,7 @@
  * `TranscriptObserver`, publishes exactly one transcript update per written entry, with increasing
  * `messageSeq` for messages; without the observer nothing is published.
  */
-import type { AgentMessage } from "@branchlog/session-core"
+import { Messages } from "@branchlog/session-core/testing"
 import { SessionManager } from "@branchlog/session-store"
 import * as TestingStore from "@branchlog/session-store/testing"
 import { describe, expect, it } from "@effect/vitest"
@@ -14,27 +14,7 @@ import * as Stream from "effect/Stream"
 import * as SessionEvents from "../src/SessionEvents.js"
 import * as StoreBridge from "../src/StoreBridge.js"
 
-let clock = Date.parse("2026-05-01T10:00:00.000Z")
-const user = (text: string): AgentMessage.AgentMessage =>
-  ({ role: "user", content: text, timestamp: clock++ }) as AgentMessage.AgentMessage
-const assistant = (text: string): AgentMessage.AgentMessage =>
-  ({
-    role: "assistant",
-    content: [{ type: "text", text }],
-    api: "anthropic-messages",
-    provider: "anthropic",
-    model: "claude-sonnet-4-5",
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
-    },
-    stopReason: "stop",
-    timestamp: clock++
-  }) as AgentMessage.AgentMessage
+const { assistant, user } = Messages
 
 const store = () => {
   const volume = TestingStore.MemoryFileSystem.make()

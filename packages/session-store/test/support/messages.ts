@@ -1,31 +1,9 @@
 /** Message builders and file helpers shared by the SessionManager suites. */
 import type { AgentMessage } from "@branchlog/session-core"
+import { Messages } from "@branchlog/session-core/testing"
 
-let clock = Date.parse("2026-05-01T10:00:00.000Z")
-
-/** A user message. */
-export const user = (text: string): AgentMessage.AgentMessage =>
-  ({ role: "user", content: text, timestamp: clock++ }) as AgentMessage.AgentMessage
-
-/** An assistant message. */
-export const assistant = (text: string): AgentMessage.AgentMessage =>
-  ({
-    role: "assistant",
-    content: [{ type: "text", text }],
-    api: "anthropic-messages",
-    provider: "anthropic",
-    model: "claude-sonnet-4-5",
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
-    },
-    stopReason: "stop",
-    timestamp: clock++
-  }) as AgentMessage.AgentMessage
+/** A user message and an assistant message (session-core's test builders). */
+export const { assistant, user } = Messages
 
 /** The lines of a file's text (without the empty segment after the final newline). */
 export const linesOf = (text: string | undefined): Array<string> => {
