@@ -21,11 +21,15 @@ export const layerNode: Layer.Layer<Services> = Layer.mergeAll(
   TranscriptLock.layer
 )
 
+/** Every file-level service over the `MemoryFileSystem` in context. */
+export const layerServicesMemory: Layer.Layer<Services, never, MemoryFileSystem.MemoryFileSystem> = Layer.mergeAll(
+  TranscriptFile.layerMemory,
+  FileSnapshot.layerMemory,
+  TranscriptLock.layerMemory
+)
+
 /** Every file-level service over one in-memory volume (a given one, or a fresh one per build), plus the volume. */
 export const layerMemory = (
   volume?: MemoryFileSystem.MemoryVolume
 ): Layer.Layer<Services | MemoryFileSystem.MemoryFileSystem> =>
-  Layer.provideMerge(
-    Layer.mergeAll(TranscriptFile.layerMemory, FileSnapshot.layerMemory, TranscriptLock.layerMemory),
-    MemoryFileSystem.layer(volume)
-  )
+  Layer.provideMerge(layerServicesMemory, MemoryFileSystem.layer(volume))

@@ -12,7 +12,7 @@ import type * as Layer from "effect/Layer"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import * as SessionManager from "../src/SessionManager.js"
-import { cleanupTempRoots, harnesses } from "./harness.js"
+import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 
 afterAll(cleanupTempRoots)
 

@@ -9,8 +9,8 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
+import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import * as TranscriptFile from "../src/TranscriptFile.js"
-import { cleanupTempRoots, tempDir } from "./harness.js"
 
 afterAll(cleanupTempRoots)
 

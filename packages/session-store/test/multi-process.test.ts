@@ -11,8 +11,8 @@ import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import * as SessionManager from "../src/SessionManager.js"
 import * as SessionStore from "../src/SessionStore.js"
+import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import { TranscriptFile } from "../src/TranscriptFile.js"
-import { cleanupTempRoots, tempDir } from "./harness.js"
 import { assistant, entryLine, headerLine, user } from "./support/messages.js"
 
 afterAll(cleanupTempRoots)

@@ -10,7 +10,7 @@ import * as path from "node:path"
 import { afterAll } from "vitest"
 import * as SessionCatalog from "../src/SessionCatalog.js"
 import * as SessionManager from "../src/SessionManager.js"
-import { cleanupTempRoots, harnesses } from "./harness.js"
+import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 import { assistant, headerLine, user } from "./support/messages.js"
 
 afterAll(cleanupTempRoots)

@@ -12,9 +12,9 @@ import { afterAll } from "vitest"
 import * as IdSource from "../src/IdSource.js"
 import * as PrepareForRun from "../src/PrepareForRun.js"
 import * as SessionManager from "../src/SessionManager.js"
+import { cleanupTempRoots, type Harness, harnesses, nodeHarness } from "../src/testing/Harness.js"
 import { TranscriptFile } from "../src/TranscriptFile.js"
 import { TranscriptObserver } from "../src/TranscriptObserver.js"
-import { cleanupTempRoots, type Harness, harnesses, nodeHarness } from "./harness.js"
 import { assistant, entryLine, headerLine, linesOf, rowsOf, user } from "./support/messages.js"
 
 afterAll(cleanupTempRoots)

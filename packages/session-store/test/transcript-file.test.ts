@@ -12,8 +12,8 @@ import * as fc from "fast-check"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import { FileSnapshot } from "../src/FileSnapshot.js"
+import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 import { TranscriptFile } from "../src/TranscriptFile.js"
-import { cleanupTempRoots, harnesses } from "./harness.js"
 
 afterAll(cleanupTempRoots)
 

@@ -14,8 +14,8 @@ import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Testing from "../src/testing.js"
+import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import * as TranscriptLock from "../src/TranscriptLock.js"
-import { cleanupTempRoots, tempDir } from "./harness.js"
 
 afterAll(cleanupTempRoots)
 

@@ -1,7 +1,7 @@
 /**
  * SessionIndex over the store's in-memory volume: the shared behavioural suite.
  */
-import { memoryHarness } from "./indexHarness.js"
+import { Harness } from "@branchlog/session-store/testing"
 import { sessionIndexSuite } from "./SessionIndex.suite.js"
 
-sessionIndexSuite(memoryHarness)
+sessionIndexSuite(Harness.memoryHarness)

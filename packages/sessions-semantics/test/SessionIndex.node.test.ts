@@ -2,6 +2,7 @@
  * SessionIndex over real files: the shared behavioural suite, and concurrent upserts from four
  * real processes (each its own Node, tsx and lock) that must lose nothing.
  */
+import { Harness } from "@branchlog/session-store/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -9,12 +10,11 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
-import { cleanupTempRoots, nodeHarness, tempSessionsDir } from "./indexHarness.js"
 import { sessionIndexSuite } from "./SessionIndex.suite.js"
 
-afterAll(cleanupTempRoots)
+afterAll(Harness.cleanupTempRoots)
 
-sessionIndexSuite(nodeHarness)
+sessionIndexSuite(Harness.nodeHarness)
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const packageDir = path.resolve(here, "..")
@@ -61,7 +61,7 @@ describe("SessionIndex across processes (node)", () => {
     "4 processes upserting 50 distinct keys each (and one shared record) lose nothing",
     () =>
       Effect.gen(function*() {
-        const dir = tempSessionsDir()
+        const dir = Harness.tempDir()
         const file = path.join(dir, "sessions.json")
         const go = path.join(dir, "go")
         const workers = 4

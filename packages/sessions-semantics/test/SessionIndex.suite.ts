@@ -1,19 +1,19 @@
 /**
- * The behavioural suite of SessionIndex, run against every store backend (see `indexHarness.ts`).
+ * The behavioural suite of SessionIndex, run against every store backend (the store's testing `Harness`).
  * Layers are provided per test (one `layer()` per file is the @effect/vitest 0.30 rule).
  */
+import type { Harness } from "@branchlog/session-store/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as SessionIndex from "../src/SessionIndex.js"
-import type { Env, Harness } from "./indexHarness.js"
 
 const T0 = Date.UTC(2025, 0, 1)
 
 interface Ctx {
-  readonly env: Env
+  readonly env: Harness.Env
   readonly file: string
   readonly recoveries: Array<SessionIndex.SessionIndexRecovery>
   readonly index: SessionIndex.SessionIndexShape
@@ -21,9 +21,9 @@ interface Ctx {
 
 /** Runs `body` with a fresh environment and an index over `<dir>/sessions.json`. */
 const withIndex = <A, E>(
-  harness: Harness,
+  harness: Harness.Harness,
   body: (ctx: Ctx) => Effect.Effect<A, E>,
-  prepare?: (env: Env, file: string) => void,
+  prepare?: (env: Harness.Env, file: string) => void,
   live = false
 ) =>
   Effect.gen(function*() {
@@ -51,7 +51,7 @@ const seedTwo = (ctx: Ctx) =>
   })
 
 /** Registers the suite for one harness. */
-export const sessionIndexSuite = (harness: Harness): void => {
+export const sessionIndexSuite = (harness: Harness.Harness): void => {
   describe(`SessionIndex (${harness.name})`, () => {
     it.effect("upsert creates a record with derived fields; get finds it by any spelling of the key", () =>
       withIndex(harness, (ctx) =>

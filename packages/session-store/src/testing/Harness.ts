@@ -7,12 +7,11 @@ import type * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type * as FileSnapshot from "../src/FileSnapshot.js"
-import * as Testing from "../src/testing.js"
-import type * as TranscriptFile from "../src/TranscriptFile.js"
-import type * as TranscriptLock from "../src/TranscriptLock.js"
+import * as MemoryFileSystem from "../MemoryFileSystem.js"
+import * as SessionStore from "../SessionStore.js"
 
-export type Services = TranscriptFile.TranscriptFile | FileSnapshot.FileSnapshot | TranscriptLock.TranscriptLock
+/** The file-level services a harness provides. */
+export type Services = SessionStore.Services
 
 /** What another process can do to a file. */
 export interface External {
@@ -34,6 +33,7 @@ export interface Env {
   readonly ext: External
 }
 
+/** A named way of making fresh environments. */
 export interface Harness {
   readonly name: string
   readonly make: () => Env
@@ -53,11 +53,12 @@ export const tempDir = (): string => {
   return dir
 }
 
+/** Real files in a fresh temporary folder, through the Node layers. */
 export const nodeHarness: Harness = {
   name: "node",
   make: () => ({
     dir: tempDir(),
-    layer: Testing.layerNode,
+    layer: SessionStore.layerNode,
     ext: {
       write: (file, content) => fs.writeFileSync(file, content),
       append: (file, content) => fs.appendFileSync(file, content),
@@ -74,14 +75,15 @@ export const nodeHarness: Harness = {
   })
 }
 
+/** A fresh in-memory volume. */
 export const memoryHarness: Harness = {
   name: "memory",
   make: () => {
-    const volume = Testing.MemoryFileSystem.make()
+    const volume = MemoryFileSystem.make()
     volume.mkdir("/sessions")
     return {
       dir: "/sessions",
-      layer: Testing.layerMemory(volume),
+      layer: SessionStore.layerMemory(volume),
       ext: {
         write: (file, content) => volume.writeFile(file, content),
         append: (file, content) => volume.appendFile(file, content),
@@ -98,4 +100,5 @@ export const memoryHarness: Harness = {
   }
 }
 
+/** Both harnesses, to run a suite once per backend. */
 export const harnesses: ReadonlyArray<Harness> = [nodeHarness, memoryHarness]
