@@ -1,3 +1,4 @@
+import { Messages } from "@branchlog/session-core/testing"
 import { MemoryFileSystem } from "@branchlog/session-store/testing"
 import { fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "vitest"
@@ -92,25 +93,8 @@ describe("fork", () => {
 })
 
 describe("append", () => {
-  const user = (text: string) => JSON.stringify({ role: "user", content: text, timestamp: 1 })
-  const assistant = (text: string) =>
-    JSON.stringify({
-      role: "assistant",
-      content: [{ type: "text", text }],
-      api: "x",
-      provider: "p",
-      model: "m",
-      usage: {
-        input: 0,
-        output: 0,
-        cacheRead: 0,
-        cacheWrite: 0,
-        totalTokens: 0,
-        cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
-      },
-      stopReason: "stop",
-      timestamp: 2
-    })
+  const user = (text: string) => JSON.stringify(Messages.user(text))
+  const assistant = (text: string) => JSON.stringify(Messages.assistant(text))
 
   it("creates the session and appends each message as its own entry, written at once", async () => {
     const volume = MemoryFileSystem.make()
@@ -253,13 +237,6 @@ describe("fsck, repair, migrate", () => {
   })
 
   it("recovers a late header and writes a new one where there is none", async () => {
-    const header = JSON.stringify({
-      type: "session",
-      version: 3,
-      id: "s",
-      timestamp: "2026-01-01T00:00:00.000Z",
-      cwd: "/p"
-    })
     const volume = volumeWith({
       "/s/late.jsonl": `${entry("a", null)}\n${header}\n`,
       "/s/none.jsonl": `${entry("a", null)}\n${entry("b", "a")}\n`

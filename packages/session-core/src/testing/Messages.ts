@@ -8,8 +8,8 @@ import type { AssistantMessage, UserMessage } from "../AgentMessage.js"
 
 let clock = Date.parse("2026-05-01T10:00:00.000Z")
 
-/** Zero token usage and cost. */
-export const noUsage: AssistantMessage["usage"] = {
+/** Token usage of one token in and one out, at no cost. */
+export const testUsage: AssistantMessage["usage"] = {
   input: 1,
   output: 1,
   cacheRead: 0,
@@ -28,7 +28,7 @@ export const assistant = (text: string, model = "claude-sonnet-4-5"): AssistantM
   api: "anthropic-messages",
   provider: "anthropic",
   model,
-  usage: noUsage,
+  usage: testUsage,
   stopReason: "stop",
   timestamp: clock++
 })

@@ -1,6 +1,7 @@
 import type { Entry as EntryT } from "../../src/Entry.js"
 import * as Line from "../../src/Line.js"
 import * as SessionState from "../../src/SessionState.js"
+import * as Messages from "../../src/testing/Messages.js"
 
 /** A file's text from rows (objects are JSON-stringified, strings are kept as they are). */
 export const fileText = (...rows: ReadonlyArray<unknown>): string =>
@@ -54,14 +55,7 @@ export const assistant = (
     api: "test",
     provider: "prov",
     model,
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
-    },
+    usage: Messages.testUsage,
     stopReason: "stop",
     timestamp: 2
   },
