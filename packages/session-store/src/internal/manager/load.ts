@@ -208,12 +208,7 @@ export const openInto = (
     const { lines, migratedFrom, recovered } = yield* recoverLines(core, scan)
     core.recoveredCorruptHeader = recovered
     if (options.readOnly) {
-      const state = SessionState.empty()
-      core.state = state
-      core.tailId = null
-      core.hasAssistant = false
-      for (const line of lines) applyLine(core, line)
-      adopt(core, { ...core, state, snapshot: scan.snapshot, endOffset: scan.endOffset, lineCount: scan.lineCount })
+      adoptLines(core, lines, scan)
       core.report = reportOf(scan, { migratedFrom, recoveredCorruptHeader: recovered })
       return
     }
@@ -234,6 +229,16 @@ export const openInto = (
     })
   })
 
+/** Folds recovered or migrated lines into a fresh state and adopts it with the scan's snapshot. */
+const adoptLines = (core: Core, lines: ReadonlyArray<Line.ParsedLine>, scan: Scan): void => {
+  const state = SessionState.empty()
+  core.state = state
+  core.tailId = null
+  core.hasAssistant = false
+  for (const line of lines) applyLine(core, line)
+  adopt(core, { ...core, state, snapshot: scan.snapshot, endOffset: scan.endOffset, lineCount: scan.lineCount })
+}
+
 /** Re-reads the whole file (after a foreign rewrite), re-applies pending rows, keeps the leaf if it still exists. */
 export const rebuild = (core: Core): Effect.Effect<void, FileSystemError> =>
   Effect.gen(function*() {
@@ -244,12 +249,7 @@ export const rebuild = (core: Core): Effect.Effect<void, FileSystemError> =>
     if (scan.direct) adopt(core, scan)
     else {
       const { lines } = yield* recoverLines(core, scan)
-      const state = SessionState.empty()
-      core.state = state
-      core.tailId = null
-      core.hasAssistant = false
-      for (const line of lines) applyLine(core, line)
-      adopt(core, { ...core, state, snapshot: scan.snapshot, endOffset: scan.endOffset, lineCount: scan.lineCount })
+      adoptLines(core, lines, scan)
     }
     if (!scan.exists) core.onDisk = false
     let line = core.lineCount + 1
