@@ -149,8 +149,7 @@ const cycles = (state: SessionState.SessionState, rows: ReadonlyArray<Row>): Arr
     if (row._tag === "Entry" && state.byId.get(row.entry.id) === row.entry) lineOf.set(row.entry.id, at(row))
   }
   const cycleOf = new Map<string, string>() // entry id -> the first id of its cycle
-  const found: Array<{ ids: Array<string>; detached: number }> = []
-  const byFirst = new Map<string, { ids: Array<string>; detached: number }>()
+  const byFirst = new Map<string, { ids: Array<string>; detached: number }>() // in the order they are found
   for (const id of state.byId.keys()) {
     if (reached.has(id) || cycleOf.has(id)) continue
     const walk: Array<string> = []
@@ -166,7 +165,6 @@ const cycles = (state: SessionState.SessionState, rows: ReadonlyArray<Row>): Arr
       const ids = walk.slice(index.get(current)!)
       key = ids[0]!
       const cycle = { ids, detached: 0 }
-      found.push(cycle)
       byFirst.set(key, cycle)
       for (const member of ids) cycleOf.set(member, key)
       for (const below of walk.slice(0, index.get(current)!)) {
@@ -181,7 +179,7 @@ const cycles = (state: SessionState.SessionState, rows: ReadonlyArray<Row>): Arr
       }
     }
   }
-  return found.map((cycle) => {
+  return [...byFirst.values()].map((cycle) => {
     const ordered = [...cycle.ids].sort((a, b) => (lineOf.get(a)?.line ?? 0) - (lineOf.get(b)?.line ?? 0))
     return { _tag: "Cycle" as const, ids: ordered, detached: cycle.detached, ...lineOf.get(ordered[0]!) }
   })
