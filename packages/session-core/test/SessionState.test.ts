@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import * as Line from "../src/Line.js"
 import * as SessionState from "../src/SessionState.js"
+import { Synthetic } from "../src/testing.js"
 import * as Tree from "../src/Tree.js"
 import { assistant, entry, header, label, leaf, stateOf, user } from "./support/build.js"
 
@@ -162,6 +163,30 @@ describe("SessionState: what it records", () => {
     expect(copy.entries).toHaveLength(1)
     expect(copy.leafId).toBe("a")
     expect(state.leafId).toBe("b")
+  })
+
+  it("clones copy-on-write: a copy taken after each batch answers as a fresh fold of its own rows", () => {
+    const lines = Line.parseText(Synthetic.toText(Synthetic.session({ entries: 3000, seed: 11 })))
+    const live = SessionState.empty()
+    const copies: Array<{ readonly state: SessionState.SessionState; readonly upTo: number }> = []
+    for (const [i, line] of lines.entries()) {
+      SessionState.apply(live, line)
+      if (i % 97 === 0) copies.push({ state: SessionState.clone(live), upTo: i + 1 })
+    }
+    // each copy also goes its own way after the split
+    const firstId = lines.find((line) => line._tag === "Entry")!
+    const extra = JSON.stringify(label("own-label", null, firstId._tag === "Entry" ? firstId.entry.id : "", "mine"))
+    for (const copy of copies.slice(0, 5)) SessionState.apply(copy.state, Line.parse(extra))
+    for (const [k, copy] of copies.entries()) {
+      const own = lines.slice(0, copy.upTo).concat(k < 5 ? [Line.parse(extra)] : [])
+      const fresh = SessionState.fromRecords(own)
+      expect(copy.state.entries).toEqual(fresh.entries)
+      expect(new Map(copy.state.byId)).toEqual(new Map(fresh.byId))
+      expect([...copy.state.labels]).toEqual([...fresh.labels])
+      expect(copy.state.leafId).toBe(fresh.leafId)
+      expect(Tree.getBranch(copy.state)).toEqual(Tree.getBranch(fresh))
+    }
+    expect(live.entries).toHaveLength(SessionState.fromRecords(lines).entries.length)
   })
 
   it("applies rows one by one to the same result as a fold", () => {

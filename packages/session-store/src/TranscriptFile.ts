@@ -137,7 +137,11 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       total += n
       bytesRead += n
     }).pipe(
-      Stream.runForEach((line) => Effect.sync(() => read.push(line))),
+      Stream.runForEachChunk((chunk) =>
+        Effect.sync(() => {
+          for (const line of chunk) read.push(line)
+        })
+      ),
       Effect.map((): TailRead => {
         const last = read[read.length - 1]
         return { lines: read, endOffset: last === undefined ? offset : Lines.endOf(last), bytesRead }

@@ -5,6 +5,7 @@
  */
 import type { Entry, SessionHeader, SessionInfoEntry } from "../Entry.js"
 import type { CorruptLine, HeaderLine, Row } from "../Line.js"
+import { LayeredMap } from "./layeredMap.js"
 
 /** A label and the timestamp of the label entry that set it. */
 export interface LabelInfo {
@@ -30,13 +31,13 @@ export interface MutableState {
   /** Every row that is not an entry, with the number of entries before it (its place in the file). */
   readonly others: Array<OtherRow>
   /** Position in `entries` of the entry each id names (the last row for a duplicate id). */
-  readonly positions: Map<string, number>
+  readonly positions: LayeredMap<string, number>
   readonly byId: ReadonlyMap<string, Entry>
   readonly duplicateIds: Set<string>
   readonly logicalParents: Map<string, string | null>
   readonly opaqueParents: Map<string, string | null>
   readonly invalidLeafControls: Set<string>
-  readonly labels: Map<string, LabelInfo>
+  readonly labels: LayeredMap<string, LabelInfo>
   latestSessionInfo: SessionInfoEntry | undefined
   leafId: string | null
   appendParentId: string | null
@@ -92,12 +93,12 @@ export const emptyState = (): MutableState => {
     entryLines: [],
     entryOffsets: [],
     others: [],
-    positions: new Map(),
+    positions: new LayeredMap(),
     duplicateIds: new Set(),
     logicalParents: new Map(),
     opaqueParents: new Map(),
     invalidLeafControls: new Set(),
-    labels: new Map(),
+    labels: new LayeredMap(),
     latestSessionInfo: undefined,
     leafId: null,
     appendParentId: null,
@@ -113,7 +114,10 @@ export const emptyState = (): MutableState => {
   return state
 }
 
-/** A deep enough copy: later changes to either side do not reach the other. */
+/**
+ * A deep enough copy: later changes to either side do not reach the other. The two big indexes
+ * (entries by id, labels) are forked copy-on-write; the arrays are copied (a memory copy each).
+ */
 export const cloneState = (s: MutableState): MutableState => {
   const copy = {
     ...s,
@@ -121,12 +125,12 @@ export const cloneState = (s: MutableState): MutableState => {
     entryLines: [...s.entryLines],
     entryOffsets: [...s.entryOffsets],
     others: [...s.others],
-    positions: new Map(s.positions),
+    positions: s.positions.fork(),
     duplicateIds: new Set(s.duplicateIds),
     logicalParents: new Map(s.logicalParents),
     opaqueParents: new Map(s.opaqueParents),
     invalidLeafControls: new Set(s.invalidLeafControls),
-    labels: new Map(s.labels),
+    labels: s.labels.fork(),
     corrupt: [...s.corrupt],
     extraHeaders: [...s.extraHeaders],
     parents: [...s.parents],

@@ -47,17 +47,53 @@ interface State {
   readonly pendingLength: number
 }
 
-const decode = (path: string, buffer: Buffer, start: number, end: number, offset: number) =>
-  Effect.try({
-    try: () => buffer.toString("utf8", start, end),
-    catch: (error) =>
-      new FileSystemError({
-        path,
-        operation: "decode line",
+/** The lines that end in `buffer` (read at `position`), and what is left of an unfinished line. */
+const splitChunk = (state: State, buffer: Buffer): { readonly lines: Array<Line>; readonly next: State } => {
+  const out: Array<Line> = []
+  let line = state.line
+  let start = 0
+  let pending = state.pending
+  let pendingLength = state.pendingLength
+  let newline = buffer.indexOf(0x0a, 0)
+  while (newline !== -1) {
+    const offset = state.position + start - pendingLength
+    if (pendingLength === 0) {
+      out.push({
+        text: buffer.toString("utf8", start, newline),
+        line,
         offset,
-        detail: error instanceof Error ? error.message : String(error)
+        byteLength: newline - start,
+        terminated: true
       })
-  })
+    } else {
+      const joined = Buffer.concat([...pending, buffer.subarray(start, newline)])
+      out.push({ text: joined.toString("utf8"), line, offset, byteLength: joined.length, terminated: true })
+      pending = []
+      pendingLength = 0
+    }
+    line += 1
+    start = newline + 1
+    newline = buffer.indexOf(0x0a, start)
+  }
+  if (start < buffer.length) {
+    // copied: the read buffer may be reused by the next read
+    pending = [...pending, Buffer.from(buffer.subarray(start))]
+    pendingLength += buffer.length - start
+  }
+  return { lines: out, next: { position: state.position + buffer.length, line, pending, pendingLength } }
+}
+
+/** The unterminated last line of a file. */
+const lastLine = (state: State): Line => {
+  const buffer = Buffer.concat(state.pending as Array<Buffer>, state.pendingLength)
+  return {
+    text: buffer.toString("utf8"),
+    line: state.line,
+    offset: state.position - state.pendingLength,
+    byteLength: buffer.length,
+    terminated: false
+  }
+}
 
 /** A stream of the lines of `path`; `onRead` is told how many bytes every read returned. */
 export const lines = (
@@ -76,55 +112,27 @@ export const lines = (
       pendingLength: 0
     }
     return Stream.paginateChunkEffect(initial, (state) =>
-      Effect.gen(function*() {
-        const bytes = yield* handle.read(state.position, chunkSize)
+      Effect.flatMap(handle.read(state.position, chunkSize), (bytes) => {
         onRead(bytes.length)
-        const lineStartOf = state.position - state.pendingLength
-        if (bytes.length === 0) {
-          if (state.pendingLength === 0) return [Chunk.empty<Line>(), Option.none<State>()] as const
-          const buffer = Buffer.concat(state.pending as Array<Buffer>, state.pendingLength)
-          const text = yield* decode(path, buffer, 0, buffer.length, lineStartOf)
-          const last: Line = {
-            text,
-            line: state.line,
-            offset: lineStartOf,
-            byteLength: buffer.length,
-            terminated: false
-          }
-          return [Chunk.of(last), Option.none<State>()] as const
-        }
-        const buffer = asBuffer(bytes)
-        const out: Array<Line> = []
-        let line = state.line
-        let start = 0
-        let pending = state.pending
-        let pendingLength = state.pendingLength
-        let newline = buffer.indexOf(0x0a, 0)
-        while (newline !== -1) {
-          const offset = state.position + start - pendingLength
-          let text: string
-          let byteLength: number
-          if (pendingLength === 0) {
-            text = yield* decode(path, buffer, start, newline, offset)
-            byteLength = newline - start
-          } else {
-            const joined = Buffer.concat([...pending, buffer.subarray(start, newline)])
-            text = yield* decode(path, joined, 0, joined.length, offset)
-            byteLength = joined.length
-            pending = []
-            pendingLength = 0
-          }
-          out.push({ text, line, offset, byteLength, terminated: true })
-          line += 1
-          start = newline + 1
-          newline = buffer.indexOf(0x0a, start)
-        }
-        if (start < buffer.length) {
-          pending = [...pending, buffer.subarray(start)]
-          pendingLength += buffer.length - start
-        }
-        const next: State = { position: state.position + buffer.length, line, pending, pendingLength }
-        return [Chunk.unsafeFromArray(out), Option.some(next)] as const
+        // decoding a line only throws when it is longer than a string can be (about 512 MiB)
+        return Effect.try({
+          try: () => {
+            if (bytes.length === 0) {
+              return state.pendingLength === 0
+                ? [Chunk.empty<Line>(), Option.none<State>()] as const
+                : [Chunk.of(lastLine(state)), Option.none<State>()] as const
+            }
+            const { lines, next } = splitChunk(state, asBuffer(bytes))
+            return [Chunk.unsafeFromArray(lines), Option.some(next)] as const
+          },
+          catch: (error) =>
+            new FileSystemError({
+              path,
+              operation: "decode line",
+              offset: state.position - state.pendingLength,
+              detail: error instanceof Error ? error.message : String(error)
+            })
+        })
       }))
   }))
 
