@@ -179,16 +179,17 @@ for (const entries of wants("open") ? [10_000, 100_000] : []) {
 // appends: 10k entries inside one withWriteLock vs appendFileSync of the same lines
 if (wants("append")) {
   const count = 10_000
-  const lines = Array.from(
-    { length: count },
-    (_, i) =>
-      JSON.stringify({
-        type: "message",
-        id: (0x10000000 + i).toString(16),
-        parentId: i === 0 ? null : (0x10000000 + i - 1).toString(16),
-        timestamp: new Date().toISOString(),
-        message: userMessage(i)
-      })
+  // both sides start from messages the caller already holds; the baseline also gets their lines
+  // already serialized (ours serializes each entry: that is part of what is measured)
+  const messages = Array.from({ length: count }, (_, i) => userMessage(i))
+  const lines = messages.map((message, i) =>
+    JSON.stringify({
+      type: "message",
+      id: (0x10000000 + i).toString(16),
+      parentId: i === 0 ? null : (0x10000000 + i - 1).toString(16),
+      timestamp: new Date().toISOString(),
+      message
+    })
   )
   const bareAppend = (fsync: boolean) => () => {
     const file = path.join(root, `bare-${Math.random().toString(16).slice(2)}.jsonl`)
@@ -205,7 +206,7 @@ if (wants("append")) {
   const ours = (n: number, options: SessionManager.Options, held: boolean) => async () => {
     const sm = await run(SessionManager.create("/bench", path.join(root, "appends"), { eagerFlush: true, ...options }))
     const appendAll = Effect.gen(function*() {
-      for (let i = 0; i < n; i++) yield* sm.appendMessage(userMessage(i))
+      for (let i = 0; i < n; i++) yield* sm.appendMessage(messages[i]!)
     })
     await run(held ? sm.withWriteLock(appendAll) : appendAll)
   }

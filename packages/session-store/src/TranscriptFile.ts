@@ -43,10 +43,13 @@ export interface AppendOptions {
  * read-back of the last byte. Close it before the lock is let go.
  */
 export interface Appender {
-  /** Writes whole lines (UTF-8, each ending with `\n`) in ONE write; synced for `"fsync"` durability. */
-  readonly append: (bytes: Uint8Array) => Effect.Effect<void, FileSystemError>
+  /**
+   * Writes whole lines (a string is written as UTF-8; each line ends with `\n`) in ONE write;
+   * synced for `"fsync"` durability. Gives the number of bytes written.
+   */
+  readonly append: (data: string | Uint8Array) => Effect.Effect<number, FileSystemError>
   /** `append`, synchronously (to write and record in one step); throws the `FileSystemError`. */
-  readonly unsafeAppend: (bytes: Uint8Array) => void
+  readonly unsafeAppend: (data: string | Uint8Array) => number
   /** Closes the file (idempotent). */
   readonly close: Effect.Effect<void>
 }
@@ -177,18 +180,22 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       const abs = backend.resolve(path)
       const fsync = options.durability === "fsync"
       return Effect.map(backend.openAppend(abs), (handle): Appender => {
-        const unsafeAppend = (bytes: Uint8Array): void => {
-          if (bytes.length === 0 || bytes[bytes.length - 1] !== 0x0a) {
-            throw new FileSystemError({ path: abs, operation: "append", detail: "the bytes do not end with a newline" })
+        const unsafeAppend = (data: string | Uint8Array): number => {
+          const last = typeof data === "string" ? data.charCodeAt(data.length - 1) : data[data.length - 1]
+          if (last !== 0x0a) {
+            throw new FileSystemError({
+              path: abs,
+              operation: "append",
+              detail: "the data does not end with a newline"
+            })
           }
-          handle.unsafeAppend(bytes, fsync)
+          return handle.unsafeAppend(data, fsync)
         }
         return {
-          append: (bytes) =>
+          append: (data) =>
             Effect.suspend(() => {
               try {
-                unsafeAppend(bytes)
-                return Effect.void
+                return Effect.succeed(unsafeAppend(data))
               } catch (error) {
                 return Effect.fail(error as FileSystemError)
               }

@@ -44,6 +44,26 @@ for (const harness of harnesses) {
       }).pipe(Effect.provide(layer))
     })
 
+    it.effect("an appender writes strings as UTF-8 and bytes as they are, and gives the bytes written", () => {
+      const { dir, ext, layer } = harness.make()
+      const file = path.join(dir, "held.jsonl")
+      ext.write(file, "{\"a\":1}\n")
+      return Effect.gen(function*() {
+        const tf = yield* TranscriptFile
+        const appender = yield* tf.openAppend(file)
+        expect(appender.unsafeAppend("{\"b\":\"hé → ü\"}\n")).toBe(19)
+        expect(yield* appender.append(new TextEncoder().encode("{\"c\":3}\n{\"d\":4}\n"))).toBe(16)
+        const refused = yield* Effect.flip(appender.append("{\"e\":5}"))
+        expect(refused.detail).toContain("newline")
+        yield* appender.close
+        expect(() => appender.unsafeAppend("{\"f\":6}\n")).toThrow()
+        const lines = yield* collect(file)
+        expect(lines.map((l) => l.text)).toEqual(["{\"a\":1}", "{\"b\":\"hé → ü\"}", "{\"c\":3}", "{\"d\":4}"])
+        expect(lines.map((l) => l.offset)).toEqual([0, 8, 27, 35])
+        expect(ext.read(file)?.toString("utf8")).toBe("{\"a\":1}\n{\"b\":\"hé → ü\"}\n{\"c\":3}\n{\"d\":4}\n")
+      }).pipe(Effect.provide(layer))
+    })
+
     it.effect("an empty file has no lines; a missing file fails naming its path", () => {
       const { dir, ext, layer } = harness.make()
       const empty = path.join(dir, "empty.jsonl")

@@ -47,10 +47,11 @@ export interface AppendOutcome {
 /** A file held open for appends (O_APPEND) by a writer that knows it ends with `\n` (it wrote last, under the lock). */
 export interface AppendHandle {
   /**
-   * ONE write of `bytes` (whole lines) at the end, no read-back of the last byte; synced when
-   * `fsync`. Synchronous (so a caller can write and record in one step); throws a `FileSystemError`.
+   * ONE write of `data` (whole lines; a string as UTF-8) at the end, no read-back of the last
+   * byte; synced when `fsync`. Synchronous (so a caller can write and record in one step); gives
+   * the bytes written; throws a `FileSystemError`.
    */
-  readonly unsafeAppend: (bytes: Uint8Array, fsync: boolean) => void
+  readonly unsafeAppend: (data: string | Uint8Array, fsync: boolean) => number
   /** Closes the file; idempotent. */
   readonly close: Effect.Effect<void>
 }

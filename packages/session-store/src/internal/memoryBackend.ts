@@ -112,9 +112,11 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
           const inode = volume.require(path, "open")
           let closed = false
           return {
-            unsafeAppend: (bytes: Uint8Array) => {
+            unsafeAppend: (data: string | Uint8Array) => {
               if (closed) throw fsError(path, "append", new VolumeError("EBADF", path, "append"))
+              const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data
               volume.write(inode, bytes)
+              return bytes.length
             },
             close: Effect.sync(() => {
               closed = true

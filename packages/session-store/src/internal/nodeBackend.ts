@@ -48,6 +48,14 @@ const writeFully = (fd: number, bytes: Uint8Array): void => {
   }
 }
 
+/** Writes a string as UTF-8 (no intermediate Buffer in the common case of one full write); gives its byte length. */
+const writeStringFully = (fd: number, text: string): number => {
+  const length = Buffer.byteLength(text)
+  const written = fs.writeSync(fd, text)
+  if (written < length) writeFully(fd, Buffer.from(text).subarray(written))
+  return length
+}
+
 const readFully = (fd: number, length: number, position: number): Uint8Array => {
   const buffer = Buffer.allocUnsafe(length)
   let read = 0
@@ -143,11 +151,12 @@ const makeWriteHandle = (path: string, fd: number): WriteHandle => {
 const makeAppendHandle = (path: string, fd: number): AppendHandle => {
   let closed = false
   return {
-    unsafeAppend: (bytes, fsync) => {
+    unsafeAppend: (data, fsync) => {
       try {
         if (closed) throw new Error("append handle is closed")
-        writeFully(fd, bytes)
+        const written = typeof data === "string" ? writeStringFully(fd, data) : (writeFully(fd, data), data.length)
         if (fsync) fs.fsyncSync(fd)
+        return written
       } catch (error) {
         throw fsError(path, "append", error)
       }

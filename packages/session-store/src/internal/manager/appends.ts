@@ -7,7 +7,7 @@ import { SessionState } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import { EntryNotFoundError } from "../../SessionError.js"
 import type { Core } from "./core.js"
-import { mintId } from "./core.js"
+import { isoTime, mintId } from "./core.js"
 import type { WriteError } from "./persist.js"
 import { commit } from "./persist.js"
 
@@ -31,7 +31,7 @@ export const appendEntry = (
       now
     ) => [{
       _tag: "Entry",
-      entry: make({ id: mintId(core), parentId: core.state.leafId, timestamp: new Date(now).toISOString() })
+      entry: make({ id: mintId(core), parentId: core.state.leafId, timestamp: isoTime(now) })
     }],
     { assistant, operation }
   ).pipe(Effect.map((rows) => (rows[0]!._tag === "Entry" ? rows[0]!.entry.id : "")))

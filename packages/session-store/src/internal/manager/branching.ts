@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as nodePath from "node:path"
 import { EntryNotFoundError } from "../../SessionError.js"
 import type { Core, OwnRow } from "./core.js"
-import { isAssistant, mintId } from "./core.js"
+import { isAssistant, isoTime, mintId } from "./core.js"
 import { newHeader, startNew } from "./load.js"
 import type { WriteError } from "./persist.js"
 import { commit, flush, flushes } from "./persist.js"
@@ -33,7 +33,7 @@ const controlTo = (core: Core, targetId: string | null, now: number, taken: Set<
     type: "leaf",
     id,
     parentId: core.tailId,
-    timestamp: new Date(now).toISOString(),
+    timestamp: isoTime(now),
     targetId
   }
   return [{ _tag: "LeafControl", control }]
@@ -73,7 +73,7 @@ export const branchWithSummary = (
         type: "branch_summary",
         id: mintId(core, taken),
         parentId,
-        timestamp: new Date(now).toISOString(),
+        timestamp: isoTime(now),
         fromId: fromId ?? "root",
         summary,
         details,

@@ -186,6 +186,18 @@ export const applyLine = (core: Core, line: Line.ParsedLine): void => {
   if (line._tag === "Entry" && !core.hasAssistant && isAssistant(line.entry)) core.hasAssistant = true
 }
 
+let lastMillis = Number.NaN
+let lastIso = ""
+
+/** `new Date(millis).toISOString()`, remembering the last one (appends in a burst share a millisecond). */
+export const isoTime = (millis: number): string => {
+  if (millis !== lastMillis) {
+    lastIso = new Date(millis).toISOString()
+    lastMillis = millis
+  }
+  return lastIso
+}
+
 /** The text of an own row. */
 export const textOf = (row: OwnRow): string =>
   JSON.stringify(row._tag === "Entry" ? row.entry : row._tag === "LeafControl" ? row.control : row.header)

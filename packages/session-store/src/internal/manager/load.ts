@@ -12,7 +12,7 @@ import * as IdSource from "../../IdSource.js"
 import type { FileNotFoundError, FileSystemError } from "../../StoreError.js"
 import * as Cache from "./cache.js"
 import type { Core, LoadReport, OwnRow } from "./core.js"
-import { applyLine, emptyReport, isAssistant, rowId, textOf } from "./core.js"
+import { applyLine, emptyReport, isAssistant, isoTime, rowId, textOf } from "./core.js"
 import type { Scan } from "./scan.js"
 import { scanFile } from "./scan.js"
 
@@ -28,7 +28,7 @@ export const newHeader = (
       type: "session",
       version: Entry.CURRENT_SESSION_VERSION,
       id,
-      timestamp: new Date(now).toISOString(),
+      timestamp: isoTime(now),
       cwd: core.cwd,
       ...(options.parentSession === undefined ? {} : { parentSession: options.parentSession })
     }

@@ -220,9 +220,9 @@ const appendHeld = (
   const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
   if (rows.length === 0) return Effect.succeed(rows)
   const texts = rows.map(textOf)
-  const bytes = Buffer.from(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n", "utf8")
+  let written: number
   try {
-    appender.handle.unsafeAppend(bytes)
+    written = appender.handle.unsafeAppend(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n")
   } catch (error) {
     return Effect.zipRight(
       dropAppender(core),
@@ -233,7 +233,7 @@ const appendHeld = (
   let line = core.lineCount + 1
   for (let i = 0; i < rows.length; i++) {
     applyOwn(core, rows[i]!, line++, offset)
-    offset += rows.length === 1 ? bytes.length : Buffer.byteLength(texts[i]!) + 1
+    offset += rows.length === 1 ? written : Buffer.byteLength(texts[i]!) + 1
   }
   core.lineCount = line - 1
   core.knownEnd = offset
