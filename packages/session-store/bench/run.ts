@@ -120,7 +120,7 @@ for (const entries of wants("open") ? [10_000, 100_000] : []) {
     runs
   )
   rows.push([
-    "open (stream + parse + fold)",
+    "open (chunked read + parse + fold)",
     String(entries),
     mb(file),
     ms(ours),
@@ -303,19 +303,30 @@ if (!wants("large")) {
   // not selected by BRANCHLOG_BENCH_ONLY
 } else if (!quick) {
   const file = path.join(root, "large.jsonl")
-  const block = Synthetic.toText(Synthetic.session({ entries: 20_000, seed: 3 })).split("\n").slice(1).join("\n")
+  // copies of one 20k-entry block, each with its own ids (the ids of the next 20k synthetic
+  // entries) and its first entry under the last entry of the copy before: one tree, no duplicates
+  const blockSize = 20_000
+  const rowsOf = Synthetic.session({ entries: blockSize, seed: 3 })
+  const block = Synthetic.toText(rowsOf).split("\n").slice(1).join("\n")
+  const index = new Map(rowsOf.slice(1).map((row, i) => [row.id as string, i]))
+  const idAt = (i: number) => (0x10000000 + i * 2654435761 % 0xefffffff).toString(16).slice(-8).padStart(8, "0")
+  const copyOf = (k: number) =>
+    block.replace(/"([0-9a-f]{8})"/g, (match, id: string) => {
+      const i = index.get(id)
+      return i === undefined ? match : `"${idAt(i + k * blockSize)}"`
+    }).replace("\"parentId\":null", k === 0 ? "\"parentId\":null" : `"parentId":"${idAt(k * blockSize - 1)}"`)
   const fd = fs.openSync(file, "w")
   fs.writeSync(fd, Synthetic.toText(Synthetic.session({ entries: 0 })))
   let size = 0
   let copies = 0
   while (size < 300 * 1024 * 1024) {
-    // each copy re-uses the same ids: later rows replace earlier ones in the index, as duplicates do
-    fs.writeSync(fd, block)
-    size += Buffer.byteLength(block)
+    const copy = copyOf(copies)
+    fs.writeSync(fd, copy)
+    size += Buffer.byteLength(copy)
     copies += 1
   }
   fs.closeSync(fd)
-  const entries = copies * 20_000
+  const entries = copies * blockSize
   let t = now()
   const count = bareStreamParse(file)
   const bare = now() - t
@@ -331,7 +342,9 @@ if (!wants("large")) {
     ratio(ours, bare, 2),
     rate(entries, ours, " entries")
   ])
-  if (sm.getEntries().length !== entries) throw new Error(`opened ${sm.getEntries().length} entries`)
+  if (sm.getEntries().length !== entries || sm.getState().byId.size !== entries) {
+    throw new Error(`opened ${sm.getEntries().length} entries, ${sm.getState().byId.size} ids`)
+  }
 } else rows.push(["open a ≥300 MB file", "skipped (BRANCHLOG_BENCH_QUICK=1)", "", "", "", "", ""])
 
 console.log(

@@ -11,7 +11,6 @@ import { Line } from "@branchlog/session-core"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import type { FileSystemError } from "./StoreError.js"
@@ -105,42 +104,39 @@ export const readInfo = (
     let name: string | undefined
     let lastActivity = Number.NaN
     const chunkSize = size === undefined ? undefined : Math.min(1024 * 1024, Math.max(4096, size + 1))
-    yield* files.lines(path, chunkSize === undefined ? {} : { chunkSize }).pipe(
-      Stream.takeWhile(() => !invalid),
-      Stream.runForEachChunk((chunk) =>
-        Effect.sync(() => {
-          for (const l of chunk) {
-            if (invalid) return
-            const parsed = Line.parse(l.text, l.line, l.offset)
-            if (parsed._tag === "Blank" || parsed._tag === "Corrupt") continue
-            if (header === undefined) {
-              if (parsed._tag !== "Header") invalid = true
-              else header = parsed.header as Record<string, unknown>
-              continue
-            }
-            if (parsed._tag !== "Entry") continue
-            const entry = parsed.entry
-            if (entry.type === "session_info") {
-              name = typeof entry.name === "string"
-                ? entry.name.trim() || undefined
-                : undefined
-            }
-            if (entry.type !== "message") continue
-            messageCount += 1
-            const message = entry.message as {
-              readonly role: string
-              readonly content?: unknown
-              readonly timestamp?: unknown
-            }
-            if (message.role !== "user" && message.role !== "assistant") continue
-            const text = textOf(message.content)
-            if (text.length > 0) texts.push(text)
-            if (message.role === "user" && firstMessage === undefined && text.length > 0) firstMessage = text
-            const at = typeof message.timestamp === "number" ? message.timestamp : Date.parse(entry.timestamp)
-            if (!Number.isNaN(at) && !(at <= lastActivity)) lastActivity = at
-          }
-        })
-      ),
+    yield* files.forEachChunk(path, (chunk) => {
+      for (const l of chunk) {
+        if (invalid) return false
+        const parsed = Line.parse(l.text, l.line, l.offset)
+        if (parsed._tag === "Blank" || parsed._tag === "Corrupt") continue
+        if (header === undefined) {
+          if (parsed._tag !== "Header") invalid = true
+          else header = parsed.header as Record<string, unknown>
+          continue
+        }
+        if (parsed._tag !== "Entry") continue
+        const entry = parsed.entry
+        if (entry.type === "session_info") {
+          name = typeof entry.name === "string"
+            ? entry.name.trim() || undefined
+            : undefined
+        }
+        if (entry.type !== "message") continue
+        messageCount += 1
+        const message = entry.message as {
+          readonly role: string
+          readonly content?: unknown
+          readonly timestamp?: unknown
+        }
+        if (message.role !== "user" && message.role !== "assistant") continue
+        const text = textOf(message.content)
+        if (text.length > 0) texts.push(text)
+        if (message.role === "user" && firstMessage === undefined && text.length > 0) firstMessage = text
+        const at = typeof message.timestamp === "number" ? message.timestamp : Date.parse(entry.timestamp)
+        if (!Number.isNaN(at) && !(at <= lastActivity)) lastActivity = at
+      }
+      return !invalid
+    }, chunkSize === undefined ? {} : { chunkSize }).pipe(
       Effect.catchAll(() =>
         Effect.sync(() => {
           invalid = true
@@ -226,14 +222,16 @@ export const findMostRecent = (dir: string): Effect.Effect<Option.Option<string>
     const files = yield* TranscriptFile
     const found = (yield* sessionFiles(dir)).sort((a, b) => b.mtimeMs - a.mtimeMs)
     for (const file of found) {
-      const first = yield* files.lines(file.path, { chunkSize: 64 * 1024 }).pipe(
-        Stream.map((l) => Line.parse(l.text, l.line, l.offset)),
-        Stream.filter((p) => p._tag !== "Blank" && p._tag !== "Corrupt"),
-        Stream.take(1),
-        Stream.runHead,
-        Effect.orElseSucceed(() => Option.none<Line.ParsedLine>())
-      )
-      if (Option.isSome(first) && first.value._tag === "Header") return Option.some(file.path)
+      let first: Line.ParsedLine | undefined
+      yield* files.forEachChunk(file.path, (chunk) => {
+        for (const l of chunk) {
+          const parsed = Line.parse(l.text, l.line, l.offset)
+          if (parsed._tag === "Blank" || parsed._tag === "Corrupt") continue
+          first = parsed
+          return false
+        }
+      }, { chunkSize: 64 * 1024 }).pipe(Effect.ignore)
+      if (first?._tag === "Header") return Option.some(file.path)
     }
     return Option.none<string>()
   }).pipe(Effect.orElseSucceed(() => Option.none<string>()))

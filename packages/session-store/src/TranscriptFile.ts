@@ -76,6 +76,16 @@ export type DirectoryEntry = DirEntry
 export interface TranscriptFileShape {
   /** The lines of a file, streamed in chunks; a final segment without `\n` has `terminated: false`. */
   readonly lines: (path: string, options?: ReadOptions) => Stream.Stream<Line, FileNotFoundError | FileSystemError>
+  /**
+   * The same lines as `lines`, handed to `onLines` one read (1 MiB by default) at a time,
+   * synchronously, until the end of file or until `onLines` returns `false`. No stream: for
+   * folding every line at once, where a stream's machinery would cost more than the reading.
+   */
+  readonly forEachChunk: (
+    path: string,
+    onLines: (lines: ReadonlyArray<Line>) => boolean | void,
+    options?: ReadOptions
+  ) => Effect.Effect<void, FileNotFoundError | FileSystemError>
   /** The lines from `offset` (a line boundary) to the end of file: the tail-only re-read. */
   readonly readFrom: (
     path: string,
@@ -129,6 +139,15 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       total += n
     })
 
+  const forEachChunk = (
+    path: string,
+    onLines: (lines: ReadonlyArray<Line>) => boolean | void,
+    options: ReadOptions = {}
+  ) =>
+    Lines.forEachChunk(backend, backend.resolve(path), options, (n) => {
+      total += n
+    }, onLines)
+
   const readFrom = (path: string, offset: number, options: { readonly firstLine?: number } = {}) => {
     let bytesRead = 0
     const read: Array<Line> = []
@@ -136,15 +155,12 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       fromOffset: offset,
       ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine })
     }
-    return Lines.lines(backend, backend.resolve(path), readOptions, (n) => {
+    return Lines.forEachChunk(backend, backend.resolve(path), readOptions, (n) => {
       total += n
       bytesRead += n
+    }, (lines) => {
+      for (const line of lines) read.push(line)
     }).pipe(
-      Stream.runForEachChunk((chunk) =>
-        Effect.sync(() => {
-          for (const line of chunk) read.push(line)
-        })
-      ),
       Effect.map((): TailRead => {
         const last = read[read.length - 1]
         return { lines: read, endOffset: last === undefined ? offset : Lines.endOf(last), bytesRead }
@@ -258,6 +274,7 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
 
   return {
     lines,
+    forEachChunk,
     readFrom,
     append,
     openAppend,

@@ -44,6 +44,35 @@ for (const harness of harnesses) {
       }).pipe(Effect.provide(layer))
     })
 
+    it.effect("forEachChunk hands over the same lines as the stream, and stops when told to", () => {
+      const { dir, ext, layer } = harness.make()
+      const file = path.join(dir, "chunks.jsonl")
+      const text = Array.from({ length: 50 }, (_, i) => `{"n":${i},"s":"${"é".repeat(i % 7)}"}`).join("\n") +
+        "\n{\"torn\":"
+      ext.write(file, text)
+      return Effect.gen(function*() {
+        const tf = yield* TranscriptFile
+        for (const chunkSize of [undefined, 1, 5, 64]) {
+          const options = chunkSize === undefined ? {} : { chunkSize }
+          const seen: Array<unknown> = []
+          yield* tf.forEachChunk(file, (lines) => {
+            seen.push(...lines)
+          }, options)
+          expect(seen).toEqual(yield* collect(file, chunkSize))
+        }
+        const before = yield* tf.bytesRead
+        let calls = 0
+        yield* tf.forEachChunk(file, () => {
+          calls += 1
+          return false
+        }, { chunkSize: 64 })
+        expect(calls).toBe(1)
+        expect((yield* tf.bytesRead) - before).toBe(64)
+        const missing = yield* Effect.flip(tf.forEachChunk(path.join(dir, "none.jsonl"), () => {}))
+        expect(missing._tag).toBe("FileNotFoundError")
+      }).pipe(Effect.provide(layer))
+    })
+
     it.effect("an appender writes strings as UTF-8 and bytes as they are, and gives the bytes written", () => {
       const { dir, ext, layer } = harness.make()
       const file = path.join(dir, "held.jsonl")

@@ -5,9 +5,7 @@
  */
 import { Line, Migration, SessionState } from "@branchlog/session-core"
 import { TranscriptFile } from "@branchlog/session-store"
-import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import { requireFile } from "./session.js"
 
@@ -38,14 +36,13 @@ export const scan = (path: string) =>
     yield* requireFile(path)
     const files = yield* TranscriptFile.TranscriptFile
     let endsWithNewline = true
-    const chunk = yield* files.lines(path).pipe(
-      Stream.map((line) => {
+    const lines: Array<Line.ParsedLine> = []
+    yield* files.forEachChunk(path, (chunk) => {
+      for (const line of chunk) {
         endsWithNewline = line.terminated
-        return Line.parse(line.text, line.line, line.offset)
-      }),
-      Stream.runCollect
-    )
-    const lines = Chunk.toReadonlyArray(chunk)
+        lines.push(Line.parse(line.text, line.line, line.offset))
+      }
+    })
     const migration = Migration.migrate(lines, mintId)
     return {
       path,

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { type FileNotFoundError, FileSystemError } from "../StoreError.js"
-import type { Backend } from "./backend.js"
+import type { Backend, ReadHandle } from "./backend.js"
 
 /** One line of a file. */
 export interface Line {
@@ -95,6 +95,44 @@ const lastLine = (state: State): Line => {
   }
 }
 
+/** One read at `state.position`: the lines it completes, and the next state (`None` at the end of file). */
+const step = (
+  path: string,
+  handle: ReadHandle,
+  chunkSize: number,
+  state: State,
+  onRead: (bytes: number) => void
+): Effect.Effect<readonly [Array<Line>, Option.Option<State>], FileSystemError> =>
+  Effect.flatMap(handle.read(state.position, chunkSize), (bytes) => {
+    onRead(bytes.length)
+    // decoding a line only throws when it is longer than a string can be (about 512 MiB)
+    return Effect.try({
+      try: () => {
+        if (bytes.length === 0) {
+          return [state.pendingLength === 0 ? [] : [lastLine(state)], Option.none<State>()] as const
+        }
+        const { lines, next } = splitChunk(state, asBuffer(bytes))
+        return [lines, Option.some(next)] as const
+      },
+      catch: (error) =>
+        new FileSystemError({
+          path,
+          operation: "decode line",
+          offset: state.position - state.pendingLength,
+          detail: error instanceof Error ? error.message : String(error)
+        })
+    })
+  })
+
+const initialState = (options: ReadOptions): State => ({
+  position: options.fromOffset ?? 0,
+  line: options.firstLine ?? 1,
+  pending: [],
+  pendingLength: 0
+})
+
+const chunkSizeOf = (options: ReadOptions): number => Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE)
+
 /** A stream of the lines of `path`; `onRead` is told how many bytes every read returned. */
 export const lines = (
   backend: Backend,
@@ -102,38 +140,37 @@ export const lines = (
   options: ReadOptions,
   onRead: (bytes: number) => void
 ): Stream.Stream<Line, FileNotFoundError | FileSystemError> =>
-  Stream.unwrapScoped(Effect.gen(function*() {
-    const handle = yield* backend.openRead(path)
-    const chunkSize = Math.max(1, options.chunkSize ?? DEFAULT_CHUNK_SIZE)
-    const initial: State = {
-      position: options.fromOffset ?? 0,
-      line: options.firstLine ?? 1,
-      pending: [],
-      pendingLength: 0
-    }
-    return Stream.paginateChunkEffect(initial, (state) =>
-      Effect.flatMap(handle.read(state.position, chunkSize), (bytes) => {
-        onRead(bytes.length)
-        // decoding a line only throws when it is longer than a string can be (about 512 MiB)
-        return Effect.try({
-          try: () => {
-            if (bytes.length === 0) {
-              return state.pendingLength === 0
-                ? [Chunk.empty<Line>(), Option.none<State>()] as const
-                : [Chunk.of(lastLine(state)), Option.none<State>()] as const
-            }
-            const { lines, next } = splitChunk(state, asBuffer(bytes))
-            return [Chunk.unsafeFromArray(lines), Option.some(next)] as const
-          },
-          catch: (error) =>
-            new FileSystemError({
-              path,
-              operation: "decode line",
-              offset: state.position - state.pendingLength,
-              detail: error instanceof Error ? error.message : String(error)
-            })
-        })
-      }))
+  Stream.unwrapScoped(
+    Effect.map(backend.openRead(path), (handle) =>
+      Stream.paginateChunkEffect(initialState(options), (state) =>
+        Effect.map(
+          step(path, handle, chunkSizeOf(options), state, onRead),
+          ([lines, next]) =>
+            [Chunk.unsafeFromArray(lines), next] as const
+        )))
+  )
+
+/**
+ * Hands the lines of `path` to `onLines` one read at a time, synchronously, until the end of file
+ * or until `onLines` returns `false`. The same lines as {@link lines}, without a stream: for
+ * callers that fold every line at once (opening, listing), where a stream's machinery costs more
+ * than the reading.
+ */
+export const forEachChunk = (
+  backend: Backend,
+  path: string,
+  options: ReadOptions,
+  onRead: (bytes: number) => void,
+  onLines: (lines: ReadonlyArray<Line>) => boolean | void
+): Effect.Effect<void, FileNotFoundError | FileSystemError> =>
+  Effect.scoped(Effect.flatMap(backend.openRead(path), (handle) => {
+    const chunkSize = chunkSizeOf(options)
+    const loop = (state: State): Effect.Effect<void, FileSystemError> =>
+      Effect.flatMap(step(path, handle, chunkSize, state, onRead), ([lines, next]) => {
+        const more = lines.length === 0 ? true : onLines(lines) !== false
+        return more && Option.isSome(next) ? loop(next.value) : Effect.void
+      })
+    return loop(initialState(options))
   }))
 
 /** The offset just past a line (and its `\n`). */

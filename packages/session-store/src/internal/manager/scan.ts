@@ -7,7 +7,6 @@
 import { Line, Migration, SessionState } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Stream from "effect/Stream"
 import type * as FileSnapshot from "../../FileSnapshot.js"
 import type { FileSystemError } from "../../StoreError.js"
 import type { CorruptReport, Services } from "./core.js"
@@ -57,30 +56,27 @@ export const scanFile = (services: Services, path: string): Effect.Effect<Scan, 
         if (id !== undefined) tailId = id
         if (parsed._tag === "Entry" && !hasAssistant && isAssistant(parsed.entry)) hasAssistant = true
       }
-      const read = yield* services.files.lines(path).pipe(
-        Stream.runForEachChunk((chunk) =>
-          Effect.sync(() => {
-            for (const l of chunk) {
-              const parsed = Line.parse(l.text, l.line, l.offset)
-              lineCount = l.line
-              endOffset = l.offset + l.byteLength + (l.terminated ? 1 : 0)
-              if (parsed._tag === "Corrupt") corrupt.push({ line: l.line, offset: l.offset, reason: parsed.reason })
-              if (!l.terminated) tornTail = { line: l.line, offset: l.offset, reason: "no newline at end of file" }
-              if (mode === DIRECT) {
-                fold(parsed)
-                continue
-              }
-              lines.push(parsed)
-              if (mode === PROBE && parsed._tag !== "Blank" && parsed._tag !== "Corrupt") {
-                if (parsed._tag === "Header" && !Migration.needsMigration(Migration.versionOf(parsed.header))) {
-                  mode = DIRECT
-                  for (const buffered of lines) fold(buffered)
-                  lines.length = 0
-                } else mode = COLLECT
-              }
-            }
-          })
-        ),
+      const read = yield* services.files.forEachChunk(path, (chunk) => {
+        for (const l of chunk) {
+          const parsed = Line.parse(l.text, l.line, l.offset)
+          lineCount = l.line
+          endOffset = l.offset + l.byteLength + (l.terminated ? 1 : 0)
+          if (parsed._tag === "Corrupt") corrupt.push({ line: l.line, offset: l.offset, reason: parsed.reason })
+          if (!l.terminated) tornTail = { line: l.line, offset: l.offset, reason: "no newline at end of file" }
+          if (mode === DIRECT) {
+            fold(parsed)
+            continue
+          }
+          lines.push(parsed)
+          if (mode === PROBE && parsed._tag !== "Blank" && parsed._tag !== "Corrupt") {
+            if (parsed._tag === "Header" && !Migration.needsMigration(Migration.versionOf(parsed.header))) {
+              mode = DIRECT
+              for (const buffered of lines) fold(buffered)
+              lines.length = 0
+            } else mode = COLLECT
+          }
+        }
+      }).pipe(
         Effect.as(true),
         Effect.catchTag("FileNotFoundError", () => Effect.succeed(false))
       )
