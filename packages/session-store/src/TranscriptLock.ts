@@ -248,10 +248,10 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
         })
       )
       const take = entered.semaphore.take(1)
+      // alone at the gate (no holder, no waiter): the permit is free, no timer is needed
+      const waits = entered.users > 1 && Number.isFinite(remainingMs)
       const got = yield* Effect.uninterruptibleMask((restore) =>
-        restore(
-          Number.isFinite(remainingMs) ? Effect.timeoutOption(take, Duration.millis(remainingMs)) : Effect.asSome(take)
-        )
+        restore(waits ? Effect.timeoutOption(take, Duration.millis(remainingMs)) : Effect.asSome(take))
           .pipe(
             Effect.tap((taken) =>
               Option.isSome(taken) ? Effect.addFinalizer(() => entered.semaphore.release(1)) : Effect.void

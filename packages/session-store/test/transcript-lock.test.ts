@@ -296,6 +296,34 @@ describe("TranscriptLock (node, real processes)", () => {
       }).pipe(Effect.provide(nodeLock)),
     30_000
   )
+
+  it.scopedLive(
+    "a process that has let its lock go still ends on SIGINT / SIGTERM (the handlers linger, harmlessly)",
+    () =>
+      Effect.gen(function*() {
+        const file = transcript()
+        for (const signal of ["SIGTERM", "SIGINT"] as const) {
+          const child = yield* spawnNode(["--import", "tsx", childScript, file, "released"], "released")
+          child.kill(signal)
+          yield* waitExit(child)
+          expect(child.signalCode).toBe(signal)
+        }
+        expect(fs.existsSync(`${file}.lock`)).toBe(false)
+      }),
+    30_000
+  )
+
+  it.live("takes the signal handlers away a moment after the last lock is let go", () =>
+    Effect.gen(function*() {
+      const locks = yield* TranscriptLock.TranscriptLock
+      yield* Effect.sleep("1200 millis") // the handlers of earlier tests' locks are gone by now
+      const before = process.listenerCount("SIGTERM")
+      yield* locks.withLock(transcript(), Effect.void)
+      yield* locks.withLock(transcript(), Effect.void)
+      expect(process.listenerCount("SIGTERM")).toBeLessThanOrEqual(before + 1)
+      yield* Effect.sleep("1500 millis")
+      expect(process.listenerCount("SIGTERM")).toBe(before)
+    }).pipe(Effect.provide(nodeLock)), 10_000)
 })
 
 describe("TranscriptLock (memory, fake process table)", () => {
