@@ -220,8 +220,8 @@ if (wants("append")) {
     }
     return median(times)
   }
-  const bare = measure(bareAppend(false), { runs: 5, warmup: 1 })
-  const held = await timeAsync(ours(count, {}, true), 5)
+  // interleaved, so that both sides see the same load on a shared machine
+  const [held, bare] = await measurePairAsync(ours(count, {}, true), bareAppend(false), 9)
   rows.push([
     "append inside one withWriteLock",
     String(count),

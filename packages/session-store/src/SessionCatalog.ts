@@ -2,7 +2,7 @@
  * Finding sessions on disk (spec §6): the default folders under branchlog's agent folder
  * (`BRANCHLOG_AGENT_DIR`, default `~/.branchlog/agent`; pi's `~/.pi/agent` on request),
  * `list` / `listAll` with the `SessionInfo` of each file (newest first), and `findMostRecent`.
- * Every file is streamed line by line, at most 8 at a time; backups and temporary files are
+ * Every file is read line by line in chunks, at most 8 at a time; backups and temporary files are
  * skipped.
  *
  * @since 0.1.0
