@@ -27,6 +27,31 @@ describe("export --md", () => {
   })
 })
 
+describe("export --html of a file with a duplicated id", () => {
+  it("shows the node once per row, as the tree does, with one anchor per id", async () => {
+    const { Line, SessionState } = await import("@branchlog/session-core")
+    const { render } = await import("../src/internal/html.js")
+    const row = (id: string, parentId: string | null, second: number) =>
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: `2026-01-01T00:00:0${second}.000Z`,
+        message: { role: "user", content: `text ${id}`, timestamp: second }
+      })
+    const text = [
+      JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" }),
+      row("aaaa0001", null, 1),
+      row("bbbb0002", "aaaa0001", 2),
+      row("cccc0003", "aaaa0001", 3),
+      row("bbbb0002", "cccc0003", 4)
+    ].join("\n") + "\n"
+    const html = render(SessionState.fromRecords(Line.parseText(text)), "dup")
+    expect(html.match(/data-id="bbbb0002"/g)).toHaveLength(2)
+    expect(html.match(/id="entry-bbbb0002"/g)).toHaveLength(1)
+  })
+})
+
 describe("export --html in a real browser", () => {
   let browser: Awaited<ReturnType<typeof chromium.launch>>
   const out = join(dir, "session.html")

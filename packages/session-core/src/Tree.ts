@@ -6,7 +6,8 @@
  * Parents are the *logical* ones, as OpenClaw exposes them: OpenClaw's re-parenting rule first,
  * else the written `parentId` resolved through opaque rows and leaf controls to the nearest
  * canonical entry. A parent that is unknown, the entry itself, or a chain that loops makes the
- * entry a root. For a duplicate id the last row in file order is the node.
+ * entry a root. For a duplicate id the last row in file order is the entry; in `getTree` its node
+ * hangs under the parent of every row that carries the id, as in both references.
  *
  * @since 0.1.0
  */
@@ -137,18 +138,15 @@ export interface TreeNode {
 /**
  * The whole forest: roots in file order, each node's children sorted by ascending
  * `Date.parse(timestamp)` (stable: equal times keep file order; offsets compare as instants).
- * Entries caught in a parent cycle appear nowhere. Iterative; O(n log n) at worst.
+ * Entries caught in a parent cycle appear nowhere. A duplicated id's node appears once per row
+ * that carries the id, as in both references (see `treeWithDuplicates`). Iterative; O(n log n)
+ * without duplicates.
  */
 export const getTree = (state: SessionState.SessionState): Array<TreeNode> => {
   const s = mutable(state)
+  if (s.duplicateIds.size > 0) return treeWithDuplicates(s)
   const index = childIndex(state)
-  const node = (i: number, parentId: string | null): TreeNode => {
-    const entry = s.entries[i]!
-    const label = s.labels.size > 0 ? s.labels.get(entry.id) : undefined
-    return label === undefined
-      ? { entry, parentId, children: [] }
-      : { entry, parentId, children: [], label: label.label, labelTimestamp: label.timestamp }
-  }
+  const node = (i: number, parentId: string | null): TreeNode => makeNode(s, i, parentId)
   const roots = childPositions(index, -1).map((i) => node(i, null))
   const stack: Array<[TreeNode, number]> = roots.map((root) => [root, s.positions.get(root.entry.id)!])
   while (stack.length > 0) {
@@ -171,6 +169,75 @@ export const getTree = (state: SessionState.SessionState): Array<TreeNode> => {
       parent.children.push(child)
       stack.push([child, i])
     }
+  }
+  return roots
+}
+
+const makeNode = (s: internal.MutableState, i: number, parentId: string | null): TreeNode => {
+  const entry = s.entries[i]!
+  const label = s.labels.size > 0 ? s.labels.get(entry.id) : undefined
+  return label === undefined
+    ? { entry, parentId, children: [] }
+    : { entry, parentId, children: [], label: label.label, labelTimestamp: label.timestamp }
+}
+
+/**
+ * The forest of a state with duplicate ids, as both references build it: one node per id (its
+ * last row), attached once per ROW under that row's parent, so a duplicated row shows its node
+ * (and the subtree below it) again, possibly under another parent. Where the references would
+ * loop forever (a node attached under its own descendant) the closing edge is left out; where
+ * repeats would multiply without bound, a repeat beyond `4 × rows` nodes (at least 100k more
+ * than the rows) is shown without its children.
+ */
+const treeWithDuplicates = (s: internal.MutableState): Array<TreeNode> => {
+  internal.settleParents(s)
+  const { entries, parents } = s
+  const n = entries.length
+  // children of each position, one slot per row, in file order
+  const first = new Array<number>(n).fill(-1)
+  const last = new Array<number>(n).fill(-1)
+  const next = new Array<number>(n).fill(-1)
+  const rootRows: Array<number> = []
+  for (let i = 0; i < n; i++) {
+    const parent = parents[i]!
+    if (parent === -1) rootRows.push(i)
+    else {
+      if (last[parent] === -1) first[parent] = i
+      else next[last[parent]!] = i
+      last[parent] = i
+    }
+  }
+  const current = (row: number): number => s.positions.get(entries[row]!.id)!
+  const budget = Math.max(4 * n, n + 100_000)
+  let made = 0
+  const make = (position: number, parentId: string | null): TreeNode => {
+    made += 1
+    return makeNode(s, position, parentId)
+  }
+  const roots = rootRows.map((row) => make(current(row), null))
+  const expanded = new Set<number>()
+  const onPath = new Set<number>()
+  // frames: a node to expand, or (node undefined) the end of a position's subtree
+  const stack: Array<readonly [TreeNode | undefined, number]> = []
+  for (let k = roots.length - 1; k >= 0; k--) stack.push([roots[k]!, current(rootRows[k]!)])
+  while (stack.length > 0) {
+    const [parent, position] = stack.pop()!
+    if (parent === undefined) {
+      onPath.delete(position)
+      continue
+    }
+    if (made > budget && expanded.has(position)) continue
+    expanded.add(position)
+    onPath.add(position)
+    stack.push([undefined, position])
+    const children: Array<readonly [number, number]> = []
+    for (let row = first[position]!; row !== -1; row = next[row]!) {
+      const child = current(row)
+      if (!onPath.has(child)) children.push([child, new Date(entries[child]!.timestamp).getTime()])
+    }
+    children.sort((a, b) => a[1] - b[1])
+    for (const [child] of children) parent.children.push(make(child, parent.entry.id))
+    for (let k = children.length - 1; k >= 0; k--) stack.push([parent.children[k]!, children[k]![0]])
   }
   return roots
 }

@@ -25,6 +25,55 @@ describe("Tree.getTree", () => {
     expect(roots[1]!.children.map((n) => n.entry.id)).toEqual(["c0", "c3", "c2", "c1"])
   })
 
+  it("shows a duplicated id once per row that carries it, as both references do (the last row is the node)", () => {
+    const state = stateOf(
+      header(),
+      at("a", null, "2026-01-01T00:00:01.000Z"),
+      at("b", "a", "2026-01-01T00:00:02.000Z"),
+      at("c", "b", "2026-01-01T00:00:03.000Z"),
+      at("x", "a", "2026-01-01T00:00:04.000Z"),
+      { ...at("b", "a", "2026-01-01T00:00:05.000Z"), message: { role: "user", content: "again", timestamp: 5 } },
+      at("b", "x", "2026-01-01T00:00:06.000Z")
+    )
+    const tree = JsonView.tree(state)
+    // b is attached under a twice (two rows) and under x once; each time with its child c; the
+    // node is the last row, so it sorts by that row's time (after x)
+    expect(tree.nodes.map((n) => `${n.id}<${n.parentId}`)).toEqual([
+      "a<null",
+      "x<a",
+      "b<x",
+      "c<b",
+      "b<a",
+      "c<b",
+      "b<a",
+      "c<b"
+    ])
+    expect(tree.nodes[0]!.children).toEqual(["x", "b", "b"])
+    const roots = Tree.getTree(state)
+    expect(roots[0]!.children[1]!.entry.timestamp).toBe("2026-01-01T00:00:06.000Z")
+    expect(JsonView.info(state).entries).toBe(6)
+  })
+
+  it("ends where a duplicated row would hang a node under its own descendant (the references loop there)", () => {
+    const state = stateOf(header(), user("a", null), user("b", "a"), user("c", "b"), user("b", "c"))
+    // b's node is its last row (parent c); the first row puts it under a; c is under b: the
+    // edge c → b closes a loop and is left out
+    expect(JsonView.tree(state).nodes.map((n) => `${n.id}<${n.parentId}`)).toEqual(["a<null", "b<a", "c<b"])
+  })
+
+  it("keeps a tree of many duplicated rows bounded (each copy of a chain doubles what hangs below it)", () => {
+    const rows: Array<Record<string, unknown>> = [header()]
+    const depth = 40
+    for (let i = 0; i < depth; i++) rows.push(user(`e${i}`, i === 0 ? null : `e${i - 1}`))
+    for (let i = 0; i < depth; i++) rows.push(user(`e${i}`, i === 0 ? null : `e${i - 1}`)) // written twice
+    const state = stateOf(...rows)
+    let count = 0
+    Tree.walk(Tree.getTree(state), () => count++)
+    // the references would need 2^40 nodes; here every id shows, and the total stays bounded
+    expect(count).toBeGreaterThanOrEqual(depth)
+    expect(count).toBeLessThanOrEqual(Math.max(8 * depth * 2, 2 * depth + 200_000))
+  })
+
   it("makes an entry whose parent is missing, itself, or empty a root", () => {
     const state = stateOf(header(), user("a", null), user("b", "ghost"), user("c", "c"), user("d", ""))
     expect(Tree.getTree(state).map((n) => n.entry.id)).toEqual(["a", "b", "c", "d"])

@@ -52,7 +52,13 @@ const body = (entry: Entry.Entry): string => {
 const kindOf = (entry: Entry.Entry): string =>
   entry.type === "message" ? String((entry.message as { role: unknown }).role) : entry.type
 
-const entryHtml = (node: Tree.TreeNode, onPath: ReadonlySet<string>, leafId: string | null): string => {
+/** One entry; `anchor` gives it its `id` attribute (only the first time a duplicated id is shown). */
+const entryHtml = (
+  node: Tree.TreeNode,
+  onPath: ReadonlySet<string>,
+  leafId: string | null,
+  anchor: boolean
+): string => {
   const { entry } = node
   const classes = [
     "entry",
@@ -60,7 +66,9 @@ const entryHtml = (node: Tree.TreeNode, onPath: ReadonlySet<string>, leafId: str
     ...(onPath.has(entry.id) ? ["on-path"] : []),
     ...(entry.id === leafId ? ["leaf"] : [])
   ]
-  return `<li class="${classes.join(" ")}" id="entry-${escape(entry.id)}" data-id="${escape(entry.id)}">` +
+  return `<li class="${classes.join(" ")}"${anchor ? ` id="entry-${escape(entry.id)}"` : ""} data-id="${
+    escape(entry.id)
+  }">` +
     `<div class="head"><span class="kind">${escape(kindOf(entry))}</span> <code>${escape(entry.id)}</code> <time>${
       escape(entry.timestamp)
     }</time>` +
@@ -92,13 +100,15 @@ export const render = (state: SessionState.SessionState, title: string): string 
   // subtree sizes in one pass: children come after their parent in pre-order
   const order: Array<Tree.TreeNode> = []
   Tree.walk(roots, (node) => order.push(node))
-  const sizes = new Map<string, number>()
+  // by node, not id: a duplicated id is shown once per row that carries it (as the references do)
+  const sizes = new Map<Tree.TreeNode, number>()
   for (let i = order.length - 1; i >= 0; i--) {
     const node = order[i]!
     let size = 1
-    for (const child of node.children) size += sizes.get(child.entry.id)!
-    sizes.set(node.entry.id, size)
+    for (const child of node.children) size += sizes.get(child)!
+    sizes.set(node, size)
   }
+  const anchored = new Set<string>()
   const parts: Array<string> = []
   // work items: a node to render (starting a linear run), or literal closing markup
   type Item = { readonly node: Tree.TreeNode } | { readonly close: string }
@@ -106,7 +116,7 @@ export const render = (state: SessionState.SessionState, title: string): string 
   const pushBranches = (children: ReadonlyArray<Tree.TreeNode>) => {
     const items: Array<Item> = []
     for (const child of children) {
-      const count = sizes.get(child.entry.id)!
+      const count = sizes.get(child)!
       const open = onPath.has(child.entry.id)
       items.push({
         close: `<details class="branch${open ? " on-path" : ""}"${open ? " open" : ""}><summary>branch from ${
@@ -134,7 +144,8 @@ export const render = (state: SessionState.SessionState, title: string): string 
     }
     let node = item.node
     for (;;) {
-      parts.push(entryHtml(node, onPath, state.leafId))
+      parts.push(entryHtml(node, onPath, state.leafId, !anchored.has(node.entry.id)))
+      anchored.add(node.entry.id)
       if (node.children.length !== 1) break
       node = node.children[0]!
     }
