@@ -15,7 +15,9 @@ export interface Fixture {
 }
 /** The fixtures folder. */
 export declare const fixturesDir: () => string
-/** Every fixture with its expectation. */
+/** Our differential run's fixtures (`fixtures/differential`). */
+export declare const differentialDir: string
+/** Every fixture with its expectation: the reference fixtures, then our differential ones. */
 export declare const fixtures: () => Array<Fixture>
 /** JSON round trip. */
 export declare const json: (value: unknown) => unknown

@@ -17,9 +17,20 @@ export const fixturesDir = () => {
   throw new Error(`no fixtures folder among ${candidates.join(", ")}`)
 }
 
-/** Every `NAME.jsonl` with a `NAME.expected.json` beside it: name, path, bytes, expected. */
-export const fixtures = () => {
-  const dir = fixturesDir()
+/**
+ * Files made by our differential run (`pnpm differential --save-fixtures`): random sessions written
+ * by pi and damaged or extended on purpose, with the answers of the same two references.
+ */
+export const differentialDir = join(repoRoot, "fixtures", "differential")
+
+/**
+ * Every `NAME.jsonl` with a `NAME.expected.json` beside it, in the reference fixtures and in
+ * {@link differentialDir}: name, path, bytes, expected.
+ */
+export const fixtures = () => [...fixturesIn(fixturesDir()), ...fixturesIn(differentialDir)]
+
+const fixturesIn = (dir) => {
+  if (!existsSync(dir)) return []
   return readdirSync(dir)
     .filter((file) => file.endsWith(".jsonl") && existsSync(join(dir, file.replace(/\.jsonl$/, ".expected.json"))))
     .sort()

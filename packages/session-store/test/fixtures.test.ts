@@ -18,6 +18,14 @@ afterAll(cleanupTempRoots)
 
 const all = fixtures()
 
+const headerFirst = (bytes: Buffer): boolean => {
+  try {
+    return (JSON.parse(bytes.toString("utf8", 0, bytes.indexOf(0x0a))) as { type?: unknown }).type === "session"
+  } catch {
+    return false
+  }
+}
+
 for (const harness of harnesses) {
   describe(`fixtures through the store (${harness.name})`, () => {
     it("finds the fixtures", () => expect(all.length).toBeGreaterThanOrEqual(10))
@@ -50,7 +58,10 @@ for (const harness of harnesses) {
     it.live("a writable open of a current-version fixture writes nothing", () => {
       const { dir, ext, layer } = harness.make()
       return Effect.gen(function*() {
-        for (const fixture of all.filter((f) => !f.name.startsWith("legacy"))) {
+        // current version and the header on line 1 (legacy and misplaced headers are rewritten, with a backup)
+        const current = all.filter((f) => !f.expected.mayRewrite && headerFirst(f.bytes))
+        expect(current.length).toBeGreaterThanOrEqual(10)
+        for (const fixture of current) {
           const file = path.join(dir, `${fixture.name}.jsonl`)
           ext.write(file, fixture.bytes)
           const sm = yield* SessionManager.open(file)
