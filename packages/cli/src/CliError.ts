@@ -40,6 +40,16 @@ export class ProblemsFound extends Schema.TaggedError<ProblemsFound>()("Problems
   }
 }
 
+/** An agent turn ended with an error (a failed request, an aborted turn); what it wrote is kept. */
+export class TurnFailed extends Schema.TaggedError<TurnFailed>()("TurnFailed", {
+  path: Schema.optional(Schema.String),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `the turn failed: ${this.detail}`
+  }
+}
+
 /** The exit code an error of the command maps to. */
 export const exitCodeOf = (error: unknown): number =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "UsageError"

@@ -20,7 +20,7 @@ import * as Option from "effect/Option"
 import { randomUUID } from "node:crypto"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { UsageError } from "../CliError.js"
+import { TurnFailed, UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
 import { messageLine } from "../internal/summary.js"
@@ -185,9 +185,12 @@ export const run: CliCommand = Command.make(
       yield* sm.flush()
       yield* Output.lines([
         ...result.messages.slice(1).map((message) => messageLine(message, 200)),
-        ...(result.errorMessage === undefined ? [] : [`error: ${result.errorMessage}`]),
         `session file: ${sm.getSessionFile()}`
       ])
+      if (result.errorMessage !== undefined) {
+        const path = sm.getSessionFile()
+        return yield* new TurnFailed({ detail: result.errorMessage, ...(path === undefined ? {} : { path }) })
+      }
     })
 ).pipe(
   Command.withDescription(
