@@ -5,7 +5,10 @@
 // answer, which is pi's wherever the two agree. Every difference is saved for a look.
 //
 //   pnpm differential [--count 200] [--seed 1] [--shapes v3,openclaw,v2,v1] [--ops 60]
-//                     [--out DIR] [--save-fixtures DIR]
+//                     [--every-leaf] [--out DIR] [--save-fixtures DIR]
+//
+// `--every-leaf` also compares the context at every entry taken as the leaf with pi's (on the `v3`
+// and `v2` shapes, where the references agree; OpenClaw would persist a leaf control per move).
 //
 // Needs the npm registry the first time (about 360 MB for OpenClaw) and `pnpm build` (it loads the
 // packages' dist). Shapes on which the references loop forever (parent cycles) are not generated.
@@ -25,7 +28,8 @@ const { values: args } = parseArgs({
     shapes: { type: "string", default: SHAPES.join(",") },
     ops: { type: "string", default: "60" },
     out: { type: "string" },
-    "save-fixtures": { type: "string" }
+    "save-fixtures": { type: "string" },
+    "every-leaf": { type: "boolean", default: false }
   }
 })
 const repoRoot = resolve(import.meta.dirname, "..", "..")
@@ -75,7 +79,22 @@ const referenceAnswers = (Manager, file) => {
 }
 
 /** branchlog's answers: the store's read-only open; the file must be byte-identical afterwards. */
-const ourAnswers = async (file) => {
+/** The contexts at every entry taken as the leaf that differ from pi's (ids). */
+const leavesDiffering = (file, state) => {
+  const copy = `${file}.pi-leaves.jsonl`
+  copyFileSync(file, copy)
+  const sm = Pi.open(copy, join(work, "reference-sessions"))
+  const differing = []
+  for (const entry of sm.getEntries()) {
+    sm.branch(entry.id)
+    if (!isDeepStrictEqual(json(sm.buildSessionContext()), json(JsonView.context(state, entry.id)))) {
+      differing.push(entry.id)
+    }
+  }
+  return { checked: sm.getEntries().length, differing }
+}
+
+const ourState = async (file) => {
   const before = readFileSync(file)
   const sm = await Effect.runPromise(
     Effect.provide(
@@ -84,9 +103,11 @@ const ourAnswers = async (file) => {
     )
   )
   if (!before.equals(readFileSync(file))) throw new Error(`${file} changed on a read-only open`)
-  const state = sm.getState()
-  return json({ context: JsonView.context(state), tree: JsonView.tree(state), info: JsonView.info(state) })
+  return sm.getState()
 }
+
+const answersOf = (state) =>
+  json({ context: JsonView.context(state), tree: JsonView.tree(state), info: JsonView.info(state) })
 
 /** For files whose ids are minted on migration: compare the tree by positions, ids by type. */
 const comparable = (answers, minted) =>
@@ -99,6 +120,7 @@ const count = Number(args.count)
 const first = Number(args.seed)
 const tally = new Map(shapes.map((shape) => [shape, { files: 0, same: 0, piDiffers: 0, skipped: 0, kinds: new Map() }]))
 let differences = 0
+let leavesChecked = 0
 
 for (let seed = first; seed < first + count; seed++) {
   const shape = shapes[(seed - first) % shapes.length]
@@ -119,12 +141,18 @@ for (let seed = first; seed < first + count; seed++) {
     console.error(`seed ${seed} (${shape}): a reference threw: ${error.message}`)
     continue
   }
-  const got = await ourAnswers(file)
+  const state = await ourState(file)
+  const got = answersOf(state)
   const minted = shape === "v1"
   const want = comparable(expected, minted)
   const ours = comparable(got, minted)
   if (!isDeepStrictEqual(comparable(pi, minted), want)) row.piDiffers += 1
   const differing = ["context", "tree", "info"].filter((key) => !isDeepStrictEqual(ours[key], want[key]))
+  if (args["every-leaf"] && (shape === "v3" || shape === "v2")) {
+    const leaves = leavesDiffering(file, state)
+    leavesChecked += leaves.checked
+    if (leaves.differing.length > 0) differing.push(`context at ${leaves.differing.length} other leaves`)
+  }
   if (differing.length === 0) row.same += 1
   else {
     differences += 1
@@ -168,6 +196,7 @@ for (const [shape, row] of tally) {
     }  ${String(row.skipped).padStart(7)}  ${kinds}`
   )
 }
+if (args["every-leaf"]) console.log(`\ncontexts compared with pi at ${leavesChecked} leaves`)
 console.log(`\n${differences} file(s) where branchlog differs${differences > 0 ? ` (saved in ${out})` : ""}`)
 if (args.out === undefined && differences === 0) rmSync(work, { recursive: true, force: true })
 process.exitCode = differences > 0 ? 1 : 0
