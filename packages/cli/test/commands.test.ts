@@ -79,6 +79,15 @@ describe("fork", () => {
     expect(info.entries).toBe(json(await runInMemory(volume, ["info", "/s/a.jsonl", "--json"])).entries)
   })
 
+  it("keeps the source's working folder without --cwd", async () => {
+    const volume = volumeWith({ "/s/a.jsonl": fixture("branching").bytes })
+    const source = json(await runInMemory(volume, ["info", "/s/a.jsonl", "--json"]))
+    const outcome = await runInMemory(volume, ["fork", "/s/a.jsonl"])
+    expect(outcome.code, outcome.stderr).toBe(0)
+    const info = json(await runInMemory(volume, ["info", outcome.stdout.trim(), "--json"]))
+    expect(info).toMatchObject({ cwd: source.cwd, parentSession: "/s/a.jsonl", entries: source.entries })
+  })
+
   it("forks the path up to --from", async () => {
     const volume = volumeWith({ "/s/a.jsonl": fixture("linear-basic").bytes })
     const context = json(await runInMemory(volume, ["context", "/s/a.jsonl", "--json"]))

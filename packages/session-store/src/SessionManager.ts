@@ -336,10 +336,11 @@ export const inMemory = (
 /**
  * A new session in `sessionDir` (default: `targetCwd`'s folder) holding every row of
  * `sourcePath` under a fresh header (`parentSession` = the source); written at once, then opened.
+ * `targetCwd` `undefined` keeps the source's working folder (read from the same open).
  */
 export const forkFrom = (
   sourcePath: string,
-  targetCwd: string,
+  targetCwd: string | undefined,
   sessionDir?: string,
   options: Options = {}
 ): Effect.Effect<SessionManager, OpenError | InvalidSessionFileError | WriteError, Requirements> =>
@@ -352,8 +353,9 @@ export const forkFrom = (
         reason: "Cannot fork: source session file is empty or invalid"
       })
     }
-    const dir = services.files.resolve(yield* resolveDir(sessionDir, targetCwd))
-    const core = makeCore(services, options, { cwd: targetCwd, sessionDir: dir, file: undefined, persist: true })
+    const cwd = targetCwd ?? source.getCwd()
+    const dir = services.files.resolve(yield* resolveDir(sessionDir, cwd))
+    const core = makeCore(services, options, { cwd, sessionDir: dir, file: undefined, persist: true })
     const header = yield* newHeader(core, { parentSession: sourcePath })
     const file = nodePath.join(dir, Branching.fileNameOf(header))
     const rows = SessionState.rows(source.getState()).filter((row) =>
@@ -372,7 +374,7 @@ export const forkFrom = (
       services.files.append(file, text, { durability: options.durability ?? "none" }),
       options.lock
     )
-    return yield* open(file, dir, targetCwd, options)
+    return yield* open(file, dir, cwd, options)
   })
 
 /** Changes the bounds of the in-process cache of loaded transcripts (entries, total bytes). */

@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import { UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
-import { openReadOnly, openWritable, requireEntry, requireFile } from "../internal/session.js"
+import { openWritable, requireEntry, requireFile } from "../internal/session.js"
 import { Stdin } from "../Stdin.js"
 
 const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("a session file (.jsonl)"))
@@ -86,9 +86,7 @@ export const fork: CliCommand = Command.make(
     Effect.gen(function*() {
       yield* requireFile(file)
       if (Option.isNone(from)) {
-        const source = yield* openReadOnly(file)
-        const target = Option.getOrElse(cwd, () => source.getCwd())
-        const forked = yield* SessionManager.forkFrom(file, target)
+        const forked = yield* SessionManager.forkFrom(file, Option.getOrUndefined(cwd))
         return yield* Output.lines([forked.getSessionFile() ?? ""])
       }
       const session = yield* openWritable(file)
