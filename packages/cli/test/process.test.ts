@@ -68,6 +68,22 @@ describe("the executable", () => {
     expect(outcome.stdout).toContain("◀ leaf")
   }, 120_000)
 
+  it("keeps lines narrow when branches nest thousands deep, and prints listings of any length", async () => {
+    // a branch point every ~50 entries: the current path nests under thousands of them
+    const file = join(dir, "nested.jsonl")
+    writeFileSync(file, Synthetic.toText(Synthetic.session({ entries: 60_000, seed: 5, branchRate: 0.02 })))
+    const outcome = await runProcess(["tree", file])
+    expect(outcome.code, outcome.stderr).toBe(0)
+    const lines = outcome.stdout.trimEnd().split("\n")
+    expect(lines.length).toBeGreaterThan(4096) // printed in several writes
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThan(260)
+    expect(outcome.stdout).toMatch(/^«\d+» /m)
+    expect(outcome.stdout).toContain("◀ leaf")
+    const ids = new Set(lines.map((line) => /\b([0-9a-f]{8})\b/.exec(line)?.[1]).filter((id) => id !== undefined))
+    const leaf = JSON.parse((await runProcess(["info", file, "--json"])).stdout).leafId
+    expect(ids.has(leaf)).toBe(true)
+  }, 120_000)
+
   it("reports a missing file in one line, without a stack trace", async () => {
     const outcome = await runProcess(["info", join(dir, "missing.jsonl")])
     expect(outcome.code).toBe(1)
