@@ -52,6 +52,22 @@ describe("export --html of a file with a duplicated id", () => {
   })
 })
 
+describe("export --html writes the page piece by piece", () => {
+  it("writes exactly the page render() builds, for a session of 20k entries", async () => {
+    const { Line, SessionState } = await import("@branchlog/session-core")
+    const { Synthetic } = await import("@branchlog/session-core/testing")
+    const { render } = await import("../src/internal/html.js")
+    const text = Synthetic.toText(Synthetic.session({ entries: 20_000, seed: 9, branchRate: 0.05 }))
+    const source = join(dir, "big.jsonl")
+    writeFileSync(source, text)
+    const out = join(dir, "big.html")
+    const outcome = await runProcess(["export", source, "--html", out])
+    expect(outcome.code, outcome.stderr).toBe(0)
+    const title = `Session ${JSON.parse(text.slice(0, text.indexOf("\n"))).id}`
+    expect(readFileSync(out, "utf8")).toBe(render(SessionState.fromRecords(Line.parseText(text)), title))
+  }, 60_000)
+})
+
 describe("export --html in a real browser", () => {
   let browser: Awaited<ReturnType<typeof chromium.launch>>
   const out = join(dir, "session.html")

@@ -3,8 +3,10 @@ import { TranscriptFile } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Html from "../internal/html.js"
@@ -32,7 +34,14 @@ export const exportCommand: CliCommand = Command.make(
       const title = session.getSessionName() ?? `Session ${session.getSessionId()}`
       const files = yield* TranscriptFile.TranscriptFile
       if (Option.isSome(html)) {
-        yield* files.rewrite(html.value, Html.render(session.getState(), title))
+        // written piece by piece as the page is built: a large session's page outgrows a string
+        yield* files.rewrite(
+          html.value,
+          Stream.fromIterable(Html.pieces(session.getState(), title)).pipe(
+            Stream.grouped(4096),
+            Stream.map((chunk) => Chunk.join(chunk, ""))
+          )
+        )
         yield* Output.lines([html.value])
       }
       if (Option.isSome(md)) {

@@ -93,8 +93,15 @@ pre.tool{background:#f4f4f8;padding:.4em} pre.summary{background:#fff8e6;padding
 .branch.on-path>summary{color:#2a7a2a}
 `
 
-/** The page for a session. */
-export const render = (state: SessionState.SessionState, title: string): string => {
+/** The page for a session, in one string (small sessions; see {@link pieces}). */
+export const render = (state: SessionState.SessionState, title: string): string => [...pieces(state, title)].join("")
+
+/**
+ * The page for a session, piece by piece in document order, built as it is consumed: a session of
+ * a million entries makes a page larger than a string can hold, so the export writes the pieces
+ * as they come.
+ */
+export function* pieces(state: SessionState.SessionState, title: string): Generator<string> {
   const onPath = new Set(Tree.getBranch(state).map((entry) => entry.id))
   const roots = Tree.getTree(state)
   // subtree sizes in one pass: children come after their parent in pre-order
@@ -108,13 +115,13 @@ export const render = (state: SessionState.SessionState, title: string): string 
     for (const child of node.children) size += sizes.get(child)!
     sizes.set(node, size)
   }
+  order.length = 0
   const anchored = new Set<string>()
-  const parts: Array<string> = []
-  // work items: a node to render (starting a linear run), or literal closing markup
+  // work items: a node to render (starting a linear run), or literal markup
   type Item = { readonly node: Tree.TreeNode } | { readonly close: string }
   const stack: Array<Item> = []
   const pushBranches = (children: ReadonlyArray<Tree.TreeNode>) => {
-    const items: Array<Item> = []
+    const items: Array<Item> = [{ close: `<li class="fork">` }]
     for (const child of children) {
       const count = sizes.get(child)!
       const open = onPath.has(child.entry.id)
@@ -128,38 +135,35 @@ export const render = (state: SessionState.SessionState, title: string): string 
       items.push({ node: child })
       items.push({ close: "</ol></details>" })
     }
-    stack.push({ close: "</li>" })
+    items.push({ close: "</li>" })
     for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]!)
-    parts.push(`<li class="fork">`)
-  }
-  parts.push("<ol class=\"run\">")
-  stack.push({ close: "</ol>" })
-  if (roots.length > 1) pushBranches(roots)
-  else if (roots.length === 1) stack.push({ node: roots[0]! })
-  while (stack.length > 0) {
-    const item = stack.pop()!
-    if ("close" in item) {
-      parts.push(item.close)
-      continue
-    }
-    let node = item.node
-    for (;;) {
-      parts.push(entryHtml(node, onPath, state.leafId, !anchored.has(node.entry.id)))
-      anchored.add(node.entry.id)
-      if (node.children.length !== 1) break
-      node = node.children[0]!
-    }
-    if (node.children.length > 1) pushBranches(node.children)
   }
   const count = state.entries.length
-  return `<!doctype html>
+  yield `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escape(title)}</title><style>${style}</style></head>
 <body><h1>${escape(title)}</h1>
 <p class="meta">${count} entries · current leaf <code>${
     escape(state.leafId ?? "none")
   }</code> · the current path is marked in green; other branches are collapsed.</p>
-${parts.join("\n")}
-</body></html>
-`
+<ol class="run">`
+  stack.push({ close: "</ol>" })
+  if (roots.length > 1) pushBranches(roots)
+  else if (roots.length === 1) stack.push({ node: roots[0]! })
+  while (stack.length > 0) {
+    const item = stack.pop()!
+    if ("close" in item) {
+      yield "\n" + item.close
+      continue
+    }
+    let node = item.node
+    for (;;) {
+      yield "\n" + entryHtml(node, onPath, state.leafId, !anchored.has(node.entry.id))
+      anchored.add(node.entry.id)
+      if (node.children.length !== 1) break
+      node = node.children[0]!
+    }
+    if (node.children.length > 1) pushBranches(node.children)
+  }
+  yield "\n</body></html>\n"
 }
