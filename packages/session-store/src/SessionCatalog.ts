@@ -31,7 +31,11 @@ export interface SessionInfo {
   readonly messageCount: number
   /** The first user message's text, or `"(no messages)"`. */
   readonly firstMessage: string
-  /** The text of every user and assistant message, joined by spaces. */
+  /**
+   * The text of every user and assistant message, joined by spaces (the first
+   * {@link MAX_ALL_MESSAGES_TEXT} characters of it: a transcript of gigabytes has more text than
+   * a string can hold).
+   */
   readonly allMessagesText: string
 }
 
@@ -77,6 +81,9 @@ export const isSessionFileName = (name: string): boolean =>
   name.endsWith(".jsonl") && !name.startsWith(".") && !/\.(corrupt|backup|reset|bak)-/.test(name) &&
   !name.includes(".tmp")
 
+/** How much of the messages' text `allMessagesText` keeps (64 Mi characters). */
+export const MAX_ALL_MESSAGES_TEXT = 64 * 1024 * 1024
+
 const textOf = (content: unknown): string => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""
@@ -101,6 +108,7 @@ export const readInfo = (
     let messageCount = 0
     let firstMessage: string | undefined
     const texts: Array<string> = []
+    let textLength = 0
     let name: string | undefined
     let lastActivity = Number.NaN
     const chunkSize = size === undefined ? undefined : Math.min(1024 * 1024, Math.max(4096, size + 1))
@@ -130,7 +138,10 @@ export const readInfo = (
         }
         if (message.role !== "user" && message.role !== "assistant") continue
         const text = textOf(message.content)
-        if (text.length > 0) texts.push(text)
+        if (text.length > 0 && textLength < MAX_ALL_MESSAGES_TEXT) {
+          texts.push(text)
+          textLength += text.length + 1
+        }
         if (message.role === "user" && firstMessage === undefined && text.length > 0) firstMessage = text
         const at = typeof message.timestamp === "number" ? message.timestamp : Date.parse(entry.timestamp)
         if (!Number.isNaN(at) && !(at <= lastActivity)) lastActivity = at
@@ -156,7 +167,7 @@ export const readInfo = (
       modified: new Date(modified),
       messageCount,
       firstMessage: firstMessage ?? "(no messages)",
-      allMessagesText: texts.join(" ")
+      allMessagesText: texts.join(" ").slice(0, MAX_ALL_MESSAGES_TEXT)
     })
   })
 

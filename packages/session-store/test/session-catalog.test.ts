@@ -15,6 +15,43 @@ import { assistant, headerLine, user } from "./support/messages.js"
 
 afterAll(cleanupTempRoots)
 
+describe("SessionCatalog.readInfo of a transcript with much text", () => {
+  it.live("caps allMessagesText at MAX_ALL_MESSAGES_TEXT characters and still counts every message", () => {
+    // the memory layer: no 77 MB on disk
+    const { dir, ext, layer } = harnesses.find((harness) => harness.name === "memory")!.make()
+    const file = path.join(dir, "huge.jsonl")
+    const half = Math.ceil(SessionCatalog.MAX_ALL_MESSAGES_TEXT * 0.6)
+    const row = (id: string, parentId: string | null, text: string) =>
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "2026-01-01T00:00:00.000Z",
+        message: { role: "user", content: text, timestamp: 1 }
+      })
+    ext.write(
+      file,
+      [
+        headerLine("h"),
+        row("a0000001", null, "a".repeat(half)),
+        row("a0000002", "a0000001", "b".repeat(half)),
+        row(
+          "a0000003",
+          "a0000002",
+          "c"
+        )
+      ].join("\n") + "\n"
+    )
+    return Effect.gen(function*() {
+      const info = Option.getOrThrow(yield* SessionCatalog.readInfo(file))
+      expect(info.messageCount).toBe(3)
+      expect(info.allMessagesText.length).toBe(SessionCatalog.MAX_ALL_MESSAGES_TEXT)
+      expect(info.allMessagesText.startsWith("aaa")).toBe(true)
+      expect(info.allMessagesText.endsWith("b")).toBe(true)
+    }).pipe(Effect.provide(layer as Layer.Layer<SessionManager.Requirements>))
+  }, 60_000)
+})
+
 describe("SessionCatalog paths", () => {
   it("encodes cwd as the references do and names files by header timestamp and id", () => {
     expect(SessionCatalog.encodeCwd("/home/u/proj")).toBe("--home-u-proj--")
