@@ -146,21 +146,20 @@ export const getTree = (state: SessionState.SessionState): Array<TreeNode> => {
   const s = mutable(state)
   if (s.duplicateIds.size > 0) return treeWithDuplicates(s)
   const index = childIndex(state)
-  const node = (i: number, parentId: string | null): TreeNode => makeNode(s, i, parentId)
-  const roots = childPositions(index, -1).map((i) => node(i, null))
+  const roots = childPositions(index, -1).map((i) => makeNode(s, i, null))
   const stack: Array<[TreeNode, number]> = roots.map((root) => [root, s.positions.get(root.entry.id)!])
   while (stack.length > 0) {
     const [parent, position] = stack.pop()!
     const first = index.first[position]!
     if (first === -1) continue
     if (index.next[first] === -1) {
-      const child = node(first, parent.entry.id)
+      const child = makeNode(s, first, parent.entry.id)
       parent.children.push(child)
       stack.push([child, first])
       continue
     }
     const children = childPositions(index, position).map((i): [TreeNode, number, number] => [
-      node(i, parent.entry.id),
+      makeNode(s, i, parent.entry.id),
       i,
       new Date(s.entries[i]!.timestamp).getTime()
     ])
