@@ -148,11 +148,10 @@ const readStarttime = (pid: number): number | undefined => {
   }
 }
 
-const makeWriteHandle = (path: string, fd: number): WriteHandle => {
+/** `close` closes `fd` the first time it runs and does nothing after; `isClosed` tells whether it ran. */
+const closeOnce = (fd: number): { readonly close: Effect.Effect<void>; readonly isClosed: () => boolean } => {
   let closed = false
   return {
-    write: (bytes) => Effect.try({ try: () => writeFully(fd, bytes), catch: (e) => fsError(path, "write", e) }),
-    sync: Effect.try({ try: () => fs.fsyncSync(fd), catch: (e) => fsError(path, "fsync", e) }),
     close: Effect.sync(() => {
       if (closed) return
       closed = true
@@ -161,16 +160,23 @@ const makeWriteHandle = (path: string, fd: number): WriteHandle => {
       } catch {
         // already closed
       }
-    })
+    }),
+    isClosed: () => closed
   }
 }
 
+const makeWriteHandle = (path: string, fd: number): WriteHandle => ({
+  write: (bytes) => Effect.try({ try: () => writeFully(fd, bytes), catch: (e) => fsError(path, "write", e) }),
+  sync: Effect.try({ try: () => fs.fsyncSync(fd), catch: (e) => fsError(path, "fsync", e) }),
+  close: closeOnce(fd).close
+})
+
 const makeAppendHandle = (path: string, fd: number): AppendHandle => {
-  let closed = false
+  const { close, isClosed } = closeOnce(fd)
   return {
     unsafeAppend: (data, fsync) => {
       try {
-        if (closed) throw new Error("append handle is closed")
+        if (isClosed()) throw new Error("append handle is closed")
         const written = typeof data === "string" ? writeStringFully(fd, data) : (writeFully(fd, data), data.length)
         if (fsync) fs.fsyncSync(fd)
         return written
@@ -178,15 +184,7 @@ const makeAppendHandle = (path: string, fd: number): AppendHandle => {
         throw fsError(path, "append", error)
       }
     },
-    close: Effect.sync(() => {
-      if (closed) return
-      closed = true
-      try {
-        fs.closeSync(fd)
-      } catch {
-        // already closed
-      }
-    })
+    close
   }
 }
 
