@@ -34,15 +34,31 @@ interface ChildIndex {
 
 const childIndexes = new WeakMap<SessionState.SessionState, ChildIndex>()
 
+const emptyIndex = (shape: number): ChildIndex => ({
+  shape,
+  count: 0,
+  first: [],
+  last: [],
+  next: [],
+  rootsFirst: -1,
+  rootsLast: -1
+})
+
 /** The child index, built once and then extended as entries are applied. O(new entries). */
 const childIndex = (state: SessionState.SessionState): ChildIndex => {
   const s = mutable(state)
   internal.settleParents(s)
   let index = childIndexes.get(state)
   if (index === undefined || index.shape !== s.shape) {
-    index = { shape: s.shape, count: 0, first: [], last: [], next: [], rootsFirst: -1, rootsLast: -1 }
+    index = emptyIndex(s.shape)
     childIndexes.set(state, index)
   }
+  extendIndex(s, index, (i) => internal.isCurrent(s, i))
+  return index
+}
+
+/** Links the rows applied since `index.count` (those `include` accepts) under their parents. */
+const extendIndex = (s: internal.MutableState, index: ChildIndex, include: (row: number) => boolean): void => {
   const { entries, parents } = s
   for (let i = index.count; i < entries.length; i++) {
     index.first.push(-1)
@@ -50,7 +66,7 @@ const childIndex = (state: SessionState.SessionState): ChildIndex => {
     index.next.push(-1)
   }
   for (let i = index.count; i < entries.length; i++) {
-    if (!internal.isCurrent(s, i)) continue
+    if (!include(i)) continue
     const parent = parents[i]!
     if (parent === -1) {
       if (index.rootsLast === -1) index.rootsFirst = i
@@ -63,7 +79,6 @@ const childIndex = (state: SessionState.SessionState): ChildIndex => {
     }
   }
   index.count = entries.length
-  return index
 }
 
 const childPositions = (index: ChildIndex, parent: number): Array<number> => {
@@ -190,22 +205,13 @@ const makeNode = (s: internal.MutableState, i: number, parentId: string | null):
  */
 const treeWithDuplicates = (s: internal.MutableState): Array<TreeNode> => {
   internal.settleParents(s)
-  const { entries, parents } = s
+  const { entries } = s
   const n = entries.length
-  // children of each position, one slot per row, in file order
-  const first = new Array<number>(n).fill(-1)
-  const last = new Array<number>(n).fill(-1)
-  const next = new Array<number>(n).fill(-1)
-  const rootRows: Array<number> = []
-  for (let i = 0; i < n; i++) {
-    const parent = parents[i]!
-    if (parent === -1) rootRows.push(i)
-    else {
-      if (last[parent] === -1) first[parent] = i
-      else next[last[parent]!] = i
-      last[parent] = i
-    }
-  }
+  // children of each position, one slot per ROW (earlier duplicates too), in file order
+  const index = emptyIndex(s.shape)
+  extendIndex(s, index, () => true)
+  const { first, next } = index
+  const rootRows = childPositions(index, -1)
   const current = (row: number): number => s.positions.get(entries[row]!.id)!
   const budget = Math.max(4 * n, n + 100_000)
   let made = 0
