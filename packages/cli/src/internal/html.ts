@@ -19,8 +19,11 @@ import { type Block, contentText, entryLine } from "./summary.js"
 
 const entities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
 
-/** Text or an attribute value, escaped (anything: a hostile file can put a number where a string belongs). */
-const escape = (value: unknown): string => visible(String(value)).replace(/[&<>"']/g, (char) => entities[char]!)
+/** An attribute value, escaped (anything: a hostile file can put a number where a string belongs). */
+const attribute = (value: unknown): string => String(value).replace(/[&<>"']/g, (char) => entities[char]!)
+
+/** Text, escaped, its control characters made visible. */
+const escape = (value: unknown): string => attribute(visible(String(value)))
 
 /** A class name made of `value`: letters, digits, `-` and `_` only (so it cannot add classes). */
 const classToken = (value: unknown): string => String(value).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64)
@@ -92,8 +95,8 @@ const entryHtml = (
     ...(onPath.has(entry.id) ? ["on-path"] : []),
     ...(entry.id === leafId ? ["leaf"] : [])
   ]
-  return `<li class="${escape(classes.join(" "))}"${anchor ? ` id="entry-${escape(entry.id)}"` : ""} data-id="${
-    escape(entry.id)
+  return `<li class="${attribute(classes.join(" "))}"${anchor ? ` id="entry-${attribute(entry.id)}"` : ""} data-id="${
+    attribute(entry.id)
   }">` +
     `<div class="head"><span class="kind">${escape(kindOf(entry))}</span> <code>${escape(entry.id)}</code> <time>${
       escape(entry.timestamp)

@@ -26,8 +26,8 @@ export const markdown = "\n\n# fake heading\n[md-link](javascript:alert('xss:md'
 /** One hostile value for field TAG: its name, then terminal escapes, markup and Markdown. */
 export const hostile = (tag: string): string => `${tag}${terminal}${markup(tag)}${markdown}`
 
-/** A hostile value without newlines (for ids, which the tree draws one per line). */
-const hostileId = (tag: string): string => `${tag}${terminal.replace("\r", "")}${markup(tag)}`
+/** A hostile value without CR or NUL (ids, labels and names: a command line can hold them, and ids are one line). */
+const hostileId = (tag: string): string => `${tag}${terminal.replace("\r", "").replace("\u0000", "")}${markup(tag)}`
 
 /** A 1×1 PNG (what a legitimate image block holds). */
 export const png =
