@@ -66,14 +66,25 @@ const commands: ReadonlyArray<
   { args: () => ["info", file], shows: "␛]0;t␇session-id" },
   { args: () => ["ls", "--dir", sessions], shows: "␛]0;t␇" },
   { args: () => ["fsck", damaged], shows: "gone␛]52;c;eA==␇", code: 1 },
-  { args: () => ["label", copy(), ids.assistant, "label\u001b]52;c;eA==\u0007\u009b2J"], shows: "label␛]52;c;eA==␇\\x9b2J" },
+  {
+    args: () => ["label", copy(), ids.assistant, "label\u001b]52;c;eA==\u0007\u009b2J"],
+    shows: "label␛]52;c;eA==␇\\x9b2J"
+  },
   { args: () => ["name", copy(), "name\u001b]0;title\u0007"], shows: "name␛]0;title␇" },
   { args: () => ["branch", copy(), ids.side], shows: "id-side␛[2J" },
   { args: () => ["branch", copy(), ids.side, "--summary", "s\u001b[2J"], shows: "id-side␛[2J" },
   // errors: an unknown entry, a missing file, a bad input line
   { args: () => ["label", copy(), "nope\u001b]52;c;eA==\u0007"], shows: "no entry nope␛]52;c;eA==␇", code: 2 },
-  { args: () => ["info", join(dir, "missing\u001b]0;t\u0007.jsonl")], shows: "missing␛]0;t␇.jsonl: no such file", code: 1 },
-  { args: () => ["export", join(dir, "missing\u001b[2J.jsonl"), "--md", join(dir, "x.md")], shows: "missing␛[2J", code: 1 }
+  {
+    args: () => ["info", join(dir, "missing\u001b]0;t\u0007.jsonl")],
+    shows: "missing␛]0;t␇.jsonl: no such file",
+    code: 1
+  },
+  {
+    args: () => ["export", join(dir, "missing\u001b[2J.jsonl"), "--md", join(dir, "x.md")],
+    shows: "missing␛[2J",
+    code: 1
+  }
 ]
 
 const check = (args: ReadonlyArray<string>, outcome: Outcome, shows: string) => {

@@ -140,7 +140,7 @@ const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "u
  * (by hash: no inline handler, no injected element runs), images only from `data:` URLs, no
  * plugins, no `<base>`, no form posts.
  */
-export const contentSecurityPolicy = [
+const contentSecurityPolicy = [
   "default-src 'none'",
   `script-src ${sha256(script)}`,
   `style-src ${sha256(style)}`,

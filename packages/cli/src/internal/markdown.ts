@@ -36,8 +36,10 @@ const punctuation = /[!-/:-@[-`{-~]/g
  * space, `<`, `>` and `&` as entities, every other ASCII punctuation backslash-escaped.
  */
 export const inline = (text: unknown): string =>
-  String(text).replace(/\s+/g, " ").trim().replace(punctuation, (char) =>
-    char === "<" ? "&lt;" : char === ">" ? "&gt;" : char === "&" ? "&amp;" : `\\${char}`)
+  String(text).replace(/\s+/g, " ").trim().replace(
+    punctuation,
+    (char) => char === "<" ? "&lt;" : char === ">" ? "&gt;" : char === "&" ? "&amp;" : `\\${char}`
+  )
 
 /** A code span that `text` cannot close (one line; HTML and entities are not interpreted inside). */
 export const code = (text: unknown): string => {
@@ -79,4 +81,6 @@ const section = (entry: Entry.Entry): string => {
 
 /** The Markdown of a branch (root first). */
 export const render = (title: string, branch: ReadonlyArray<Entry.Entry>): string =>
-  visible(`# ${inline(title)}\n\n${branch.length} entries on the current branch.\n\n${branch.map(section).join("\n\n")}\n`)
+  visible(
+    `# ${inline(title)}\n\n${branch.length} entries on the current branch.\n\n${branch.map(section).join("\n\n")}\n`
+  )

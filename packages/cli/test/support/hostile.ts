@@ -30,8 +30,7 @@ export const hostile = (tag: string): string => `${tag}${terminal}${markup(tag)}
 const hostileId = (tag: string): string => `${tag}${terminal.replace("\r", "").replace("\u0000", "")}${markup(tag)}`
 
 /** A 1×1 PNG (what a legitimate image block holds). */
-export const png =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+export const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 
 /** The ids of the hostile session's entries, by what they are. */
 export const ids = {
