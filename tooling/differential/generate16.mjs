@@ -10,7 +10,7 @@ import { commonDamage, parse, prng, usage, withClock, words } from "./generate.m
 const EDITABLE_ROLES = ["user", "assistant", "toolResult"]
 
 /** Whether pi 1.6's `appendContextEdit` accepts `entry` as a target (custom messages and three roles). */
-const editable = (entry) =>
+export const editable = (entry) =>
   entry.type === "custom_message" || (entry.type === "message" && EDITABLE_ROLES.includes(entry.message?.role))
 
 /** A session of `ops` random operations written by pi 1.6 into `dir`; returns the file. */

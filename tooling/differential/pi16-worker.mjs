@@ -11,10 +11,13 @@ import { copyFileSync } from "node:fs"
 import { createInterface } from "node:readline"
 import { pathToFileURL } from "node:url"
 import { answersOfManager, contextsAtEveryLeaf } from "./answers.mjs"
-import { pi16Session, reshapePi16 } from "./generate16.mjs"
+import { editable, pi16Session, reshapePi16 } from "./generate16.mjs"
 
 const pi16 = await import(pathToFileURL(process.argv[2]).href)
 const Pi16 = pi16.SessionManager
+
+/** The roles whose null content pi 1.6 normalises (`[]`, or `""` for system). */
+const NULLABLE = new Set(["user", "assistant", "toolResult", "system"])
 
 const roleOf = (entry) => (entry.type === "message" ? entry.message?.role : entry.type)
 
@@ -53,7 +56,10 @@ const rulesOf = (sm) => {
     const content = edit.replacement?.content
     const form = edit.replacement === null ? "null" : typeof content === "string" ? "string" : "blocks"
     rules.add(`edit-${form}`)
-    rules.add(`edit-${form}-on-${role}`)
+    rules.add(`edit-on-${role}`)
+    // null removes anything, other content leaves non-editable roles alone, a string becomes a text
+    // block for assistant and toolResult only
+    if (!editable(target) || form === "string") rules.add(`edit-${form}-on-${role}`)
   }
   const compactions = path.filter((entry) => entry.type === "compaction")
   const compaction = compactions[compactions.length - 1]
@@ -74,7 +80,9 @@ const rulesOf = (sm) => {
     }
   } else if (path.some((entry) => roleOf(entry) === "system")) rules.add("system-message")
   for (const entry of selected) {
-    if (entry.type === "message" && entry.message?.content == null) rules.add(`null-content-${entry.message?.role}`)
+    if (entry.type === "message" && NULLABLE.has(entry.message?.role) && entry.message.content == null) {
+      rules.add(`null-content-${entry.message.role}`)
+    }
     if (entry.type === "custom_message" && entry.content == null) rules.add("null-content-custom_message")
     if (entry.type === "branch_summary" && entry.usage !== undefined) rules.add("branch-summary-usage")
   }

@@ -21,14 +21,15 @@
 //
 // Needs the npm registry the first time (about 900 MB in all) and `pnpm build` (it loads the
 // packages' dist). Shapes on which the references loop forever (parent cycles) are not generated.
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { isDeepStrictEqual, parseArgs } from "node:util"
-import { idsAsStrings, json, structuralTree } from "../fixtures.mjs"
+import { idsAsStrings, structuralTree } from "../fixtures.mjs"
 import { contextsAtEveryLeaf, referenceAnswers } from "./answers.mjs"
 import { piSession, reshape, SHAPES } from "./generate.mjs"
 import { loadOpenClaw, loadPi, OPENCLAW, PI, PI16, startPi16 } from "./references.mjs"
+import { loadBranchlog } from "./ours.mjs"
 import { chooseCovering, printReport } from "./report.mjs"
 
 const ALL_SHAPES = [...SHAPES, "pi16"]
@@ -44,33 +45,13 @@ const { values: args } = parseArgs({
     "every-leaf": { type: "boolean", default: false }
   }
 })
-const repoRoot = resolve(import.meta.dirname, "..", "..")
-const { SessionManager, SessionStore } = await import(join(repoRoot, "packages/session-store/dist/index.js"))
-const { JsonView } = await import(join(repoRoot, "packages/session-core/dist/index.js"))
-const { Effect } = await import(join(repoRoot, "packages/session-store/node_modules/effect/dist/esm/index.js"))
-
+const branchlog = await loadBranchlog()
 const Pi = await loadPi()
 const OpenClaw = await loadOpenClaw()
 const pi16 = startPi16()
 const work = mkdtempSync(join(tmpdir(), "branchlog-differential-"))
 const out = args.out ?? join(work, "differences")
 const sessionDir = join(work, "reference-sessions")
-
-/** branchlog's state: the store's read-only open; the file must be byte-identical afterwards. */
-const ourState = async (file) => {
-  const before = readFileSync(file)
-  const sm = await Effect.runPromise(
-    Effect.provide(
-      SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }),
-      SessionStore.layerNode
-    )
-  )
-  if (!before.equals(readFileSync(file))) throw new Error(`${file} changed on a read-only open`)
-  return sm.getState()
-}
-
-const answersOf = (state) =>
-  json({ context: JsonView.context(state), tree: JsonView.tree(state), info: JsonView.info(state) })
 
 /** For files whose ids are minted on migration: compare the tree by positions, ids by type. */
 const comparable = (answers, minted) =>
@@ -84,7 +65,7 @@ const sectionsDiffering = (a, b) => SECTIONS.filter((key) => !isDeepStrictEqual(
 
 /** The entries at which branchlog's context differs from a reference's, given its `[id, context]` pairs. */
 const leavesDiffering = (pairs, state) =>
-  pairs.filter(([id, context]) => !isDeepStrictEqual(context, json(JsonView.context(state, id)))).map(([id]) => id)
+  pairs.filter(([id, context]) => !isDeepStrictEqual(context, branchlog.contextAt(state, id))).map(([id]) => id)
 
 const shapes = args.shapes.split(",").filter((shape) => ALL_SHAPES.includes(shape))
 const count = Number(args.count)
@@ -129,7 +110,7 @@ for (let seed = first; seed < first + count; seed++) {
       continue
     }
     want = answers.answers
-    labels = [...answers.rules, ...kinds]
+    labels = answers.rules // what the file exercises, not how it was made
     for (const rule of answers.rules) rules.set(rule, rules.get(rule) ?? { files: 0, differ: 0 })
     for (const rule of answers.rules) rules.get(rule).files += 1
     expectedFile = {
@@ -191,8 +172,8 @@ for (let seed = first; seed < first + count; seed++) {
     if (args["every-leaf"] && (shape === "v3" || shape === "v2")) pairs = contextsAtEveryLeaf(Pi, file, "pi", sessionDir)
   }
   for (const kind of kinds) row.kinds.set(kind, (row.kinds.get(kind) ?? 0) + 1)
-  const state = await ourState(file)
-  const got = answersOf(state)
+  const state = await branchlog.state(file)
+  const got = branchlog.answers(state)
   const differing = sectionsDiffering(comparable(got, minted), comparable(want, minted))
   if (pairs !== undefined) {
     leavesChecked += pairs.length
