@@ -53,7 +53,9 @@ export const pi16Session = (Pi16SessionManager, dir, seed, ops) => {
     if (k < 0.6) return { content: `edited ${text(2)}` } // the API turns it into a text block for assistant / toolResult
     const role = target.type === "message" ? target.message.role : "custom"
     const blocks = [{ type: "text", text: `edited ${text(2)}` }]
-    if (role !== "assistant" && r.next() < 0.3) blocks.push({ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" })
+    if (role !== "assistant" && r.next() < 0.3) {
+      blocks.push({ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" })
+    }
     return { content: blocks }
   }
   withClock(clock, () => {
@@ -124,7 +126,13 @@ export const pi16Session = (Pi16SessionManager, dir, seed, ops) => {
       else if (op < 0.83) sm.appendSessionInfo(`name ${text(1)}`)
       else if (op < 0.90) sm.branch(target)
       else if (op < 0.94) {
-        sm.branchWithSummary(target, `branch summary ${text(2)}`, undefined, undefined, r.next() < 0.5 ? usage : undefined)
+        sm.branchWithSummary(
+          target,
+          `branch summary ${text(2)}`,
+          undefined,
+          undefined,
+          r.next() < 0.5 ? usage : undefined
+        )
       } else if (op < 0.96) {
         sm.appendMessage({
           role: "bashExecution",

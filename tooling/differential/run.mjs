@@ -28,8 +28,8 @@ import { isDeepStrictEqual, parseArgs } from "node:util"
 import { idsAsStrings, structuralTree } from "../fixtures.mjs"
 import { contextsAtEveryLeaf, referenceAnswers } from "./answers.mjs"
 import { piSession, reshape, SHAPES } from "./generate.mjs"
-import { loadOpenClaw, loadPi, OPENCLAW, PI, PI16, startPi16 } from "./references.mjs"
 import { loadBranchlog } from "./ours.mjs"
+import { loadOpenClaw, loadPi, OPENCLAW, PI, PI16, startPi16 } from "./references.mjs"
 import { chooseCovering, printReport } from "./report.mjs"
 
 const ALL_SHAPES = [...SHAPES, "pi16"]
@@ -71,7 +71,9 @@ const shapes = args.shapes.split(",").filter((shape) => ALL_SHAPES.includes(shap
 const count = Number(args.count)
 const first = Number(args.seed)
 const tally = new Map(
-  shapes.map((shape) => [shape, { files: 0, same: 0, piDiffers: 0, pi16Differs: 0, skipped: 0, kinds: new Map() }])
+  shapes.map((
+    shape
+  ) => [shape, { files: 0, same: 0, piDiffers: 0, pi16Differs: 0, skipped: 0, kinds: new Map(), sections: new Map() }])
 )
 /** pi 1.6 against the others on files without its types: one record per file where it disagrees. */
 const pi16Disagreements = []
@@ -111,7 +113,7 @@ for (let seed = first; seed < first + count; seed++) {
     }
     want = answers.answers
     labels = answers.rules // what the file exercises, not how it was made
-    for (const rule of answers.rules) rules.set(rule, rules.get(rule) ?? { files: 0, differ: 0 })
+    for (const rule of answers.rules) rules.set(rule, rules.get(rule) ?? { files: 0, differ: 0, context: 0 })
     for (const rule of answers.rules) rules.get(rule).files += 1
     expectedFile = {
       impl: "pi16",
@@ -150,7 +152,11 @@ for (let seed = first; seed < first + count; seed++) {
     if (vsOpenClaw.length > 0 || vsPi.length > 0) {
       row.pi16Differs += 1
       pi16Disagreements.push({ seed, shape, kinds, vsOpenClaw, vsPi, threw })
-      save(out, `pi16-seed-${seed}.json`, JSON.stringify({ shape, kinds, vsOpenClaw, vsPi, threw, pi16: answers16, openclaw: want, pi }, null, 1))
+      save(
+        out,
+        `pi16-seed-${seed}.json`,
+        JSON.stringify({ shape, kinds, vsOpenClaw, vsPi, threw, pi16: answers16, openclaw: want, pi }, null, 1)
+      )
       copyFileSync(file, join(out, `pi16-seed-${seed}.jsonl`))
     }
     labels = [shape, ...kinds]
@@ -169,7 +175,9 @@ for (let seed = first; seed < first + count; seed++) {
         }
         : {})
     }
-    if (args["every-leaf"] && (shape === "v3" || shape === "v2")) pairs = contextsAtEveryLeaf(Pi, file, "pi", sessionDir)
+    if (args["every-leaf"] && (shape === "v3" || shape === "v2")) {
+      pairs = contextsAtEveryLeaf(Pi, file, "pi", sessionDir)
+    }
   }
   for (const kind of kinds) row.kinds.set(kind, (row.kinds.get(kind) ?? 0) + 1)
   const state = await branchlog.state(file)
@@ -183,7 +191,16 @@ for (let seed = first; seed < first + count; seed++) {
   if (differing.length === 0) row.same += 1
   else {
     differences += 1
-    if (shape === "pi16") for (const rule of expectedFile.rules) rules.get(rule).differ += 1
+    for (const section of differing) {
+      const key = section.startsWith("context at") ? "context at other leaves" : section
+      row.sections.set(key, (row.sections.get(key) ?? 0) + 1)
+    }
+    if (shape === "pi16") {
+      for (const rule of expectedFile.rules) {
+        rules.get(rule).differ += 1
+        if (differing.includes("context")) rules.get(rule).context += 1
+      }
+    }
     save(out, `seed-${seed}.json`, JSON.stringify({ shape, kinds, differing, want, got }, null, 1))
     copyFileSync(file, join(out, `seed-${seed}.jsonl`))
     console.error(`seed ${seed} (${shape}; ${kinds.join(", ") || "undamaged"}): ${differing.join(", ")} differ`)
@@ -203,12 +220,14 @@ if (args["save-fixtures"] !== undefined) {
     writeFileSync(join(target, `${name}.expected.json`), JSON.stringify(expectedFile, null, 1) + "\n")
   }
   console.log(`saved ${chosen.length} file(s) with their expected answers in ${target}`)
-  if (args.cover) for (const { name, labels } of chosen) console.log(`  ${name}: ${labels.join(", ")}`)
+  if (args.cover) { for (const { name, labels } of chosen) console.log(`  ${name}: ${labels.join(", ")}`) }
 }
 
 printReport({ first, count, tally, rules, pi16Disagreements, leavesChecked, everyLeaf: args["every-leaf"] })
 console.log(`\n${differences} file(s) where branchlog differs${differences > 0 ? ` (saved in ${out})` : ""}`)
-if (pi16Disagreements.length > 0) console.log(`pi 1.6's disagreements with the others are saved in ${out} (pi16-seed-N.json)`)
+if (pi16Disagreements.length > 0) {
+  console.log(`pi 1.6's disagreements with the others are saved in ${out} (pi16-seed-N.json)`)
+}
 if (args.out === undefined && differences === 0 && pi16Disagreements.length === 0) {
   rmSync(work, { recursive: true, force: true })
 }
