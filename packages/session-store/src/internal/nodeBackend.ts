@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { FileNotFoundError, FileSystemError } from "../StoreError.js"
-import type { AppendHandle, Backend, FileContent, StatInfo, WriteHandle } from "./backend.js"
+import type { AppendHandle, Backend, FileContent, LinkInfo, PathKind, StatInfo, WriteHandle } from "./backend.js"
 import { FileBackend, hasCode, makeLockRegistry } from "./backend.js"
 
 const codeOf = (error: unknown): string | undefined =>
@@ -38,8 +38,67 @@ const toStat = (st: fs.BigIntStats): StatInfo => ({
   ino: st.ino,
   size: Number(st.size),
   mtimeNs: st.mtimeNs,
-  mode: Number(st.mode)
+  mode: Number(st.mode),
+  uid: Number(st.uid),
+  gid: Number(st.gid)
 })
+
+const kindOf = (st: fs.BigIntStats): PathKind =>
+  st.isFile()
+    ? "file"
+    : st.isDirectory()
+    ? "directory"
+    : st.isSymbolicLink()
+    ? "symlink"
+    : st.isFIFO()
+    ? "fifo"
+    : st.isSocket()
+    ? "socket"
+    : st.isBlockDevice() || st.isCharacterDevice()
+    ? "device"
+    : "other"
+
+/**
+ * The file `path` names: symlinks followed (at the name and in its folders). A name that does
+ * not exist yet keeps its base name under its folder's real path; a dangling symlink gives the
+ * path it points to (so writing through it creates the target, not a second file).
+ */
+const canonicalOf = (path: string): string => {
+  let current = nodePath.resolve(path)
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return fs.realpathSync(current)
+    } catch {
+      // missing, or a dangling link: follow the link by hand, else resolve the folder only
+    }
+    let target: string
+    try {
+      target = fs.readlinkSync(current)
+    } catch {
+      try {
+        return nodePath.join(fs.realpathSync(nodePath.dirname(current)), nodePath.basename(current))
+      } catch {
+        return current
+      }
+    }
+    current = nodePath.resolve(nodePath.dirname(current), target)
+  }
+  return current
+}
+
+/** Boot time (s since the epoch) and clock ticks per second, for process start times from /proc. */
+let bootTimeS: number | undefined | null = null
+const CLOCK_TICKS = 100 // USER_HZ: fixed at 100 in the Linux ABI on every architecture Node runs on
+const bootTime = (): number | undefined => {
+  if (bootTimeS !== null) return bootTimeS
+  try {
+    const match = /^btime (\d+)$/m.exec(fs.readFileSync("/proc/stat", "utf8"))
+    bootTimeS = match === null ? undefined : Number(match[1])
+  } catch {
+    bootTimeS = undefined
+  }
+  return bootTimeS
+}
 
 const writeFully = (fd: number, bytes: Uint8Array): void => {
   let written = 0
@@ -168,6 +227,8 @@ const closeOnce = (fd: number): { readonly close: Effect.Effect<void>; readonly 
 const makeWriteHandle = (path: string, fd: number): WriteHandle => ({
   write: (bytes) => Effect.try({ try: () => writeFully(fd, bytes), catch: (e) => fsError(path, "write", e) }),
   sync: Effect.try({ try: () => fs.fsyncSync(fd), catch: (e) => fsError(path, "fsync", e) }),
+  chmod: (mode) => Effect.try({ try: () => fs.fchmodSync(fd, mode & 0o7777), catch: (e) => fsError(path, "chmod", e) }),
+  chown: (uid, gid) => Effect.try({ try: () => fs.fchownSync(fd, uid, gid), catch: (e) => fsError(path, "chown", e) }),
   close: closeOnce(fd).close
 })
 
@@ -194,14 +255,7 @@ export const nodeBackend: Backend = {
   dirname: (path) => nodePath.dirname(path),
   basename: (path) => nodePath.basename(path),
   join: (dir, name) => nodePath.join(dir, name),
-  canonical: (path) => {
-    const absolute = nodePath.resolve(path)
-    try {
-      return nodePath.join(fs.realpathSync(nodePath.dirname(absolute)), nodePath.basename(absolute))
-    } catch {
-      return absolute
-    }
-  },
+  canonical: canonicalOf,
   stat: (path) =>
     Effect.try({
       try: () => {
@@ -209,6 +263,16 @@ export const nodeBackend: Backend = {
         return st === undefined ? Option.none() : Option.some(toStat(st))
       },
       catch: (e) => fsError(path, "stat", e)
+    }),
+  lstat: (path) =>
+    Effect.try({
+      try: () => {
+        const st = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false })
+        return st === undefined
+          ? Option.none()
+          : Option.some<LinkInfo>({ kind: kindOf(st), ino: st.ino, mtimeNs: st.mtimeNs })
+      },
+      catch: (e) => fsError(path, "lstat", e)
     }),
   readTail: (path, length, end) =>
     Effect.try({
@@ -376,6 +440,11 @@ export const nodeBackend: Backend = {
     }
   },
   starttime: readStarttime,
+  startedAtMs: (pid) => {
+    const ticks = readStarttime(pid)
+    const boot = bootTime()
+    return ticks === undefined || boot === undefined ? undefined : boot * 1000 + (ticks * 1000) / CLOCK_TICKS
+  },
   registerHeld: (lockPath, token) => {
     held.set(lockPath, token)
     install()

@@ -18,24 +18,32 @@ import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { ReadOnlySessionError, SessionFileConflictError } from "../../SessionError.js"
-import type { FileNotFoundError, LockTimeoutError } from "../../StoreError.js"
+import type { FileNotFoundError, LockTimeoutError, LockUnusableError } from "../../StoreError.js"
 import { FileSystemError } from "../../StoreError.js"
 import { TranscriptObserver } from "../../TranscriptObserver.js"
 import type { TranscriptObserverShape } from "../../TranscriptObserver.js"
 import type { Core, OwnRow } from "./core.js"
 import { applyLine, textOf } from "./core.js"
-import { applyOwn, contentOf, rebuild } from "./load.js"
+import { applyOwn, contentOf, rebuild, replaceHeader } from "./load.js"
 
 /** Errors of a write. */
 export type WriteError =
   | FileSystemError
   | FileNotFoundError
   | LockTimeoutError
+  | LockUnusableError
   | SessionFileConflictError
   | ReadOnlySessionError
 
-/** Which manager wrote a file last in this process (by resolved path). */
+/** Which manager wrote a file last in this process (by the file a path names: a link and its target are one). */
 const lastWriter = new Map<string, symbol>()
+
+/** The canonical key of the record's file (remembered per path). */
+const keyOf = (core: Core): string => {
+  const file = core.file!
+  if (core.canonical?.file !== file) core.canonical = { file, key: core.services.files.canonical(file) }
+  return core.canonical.key
+}
 
 /** `true` when this manager writes rows as they come (persisted, and an assistant exists or eager). */
 export const flushes = (core: Core, assistant = false): boolean =>
@@ -93,7 +101,7 @@ const sync = (core: Core, token: string) =>
       return
     }
     if (
-      core.lockDepth > 0 && core.syncedToken === token && lastWriter.get(file) === core.token &&
+      core.lockDepth > 0 && core.syncedToken === token && lastWriter.get(keyOf(core)) === core.token &&
       core.snapshot !== undefined
     ) {
       return
@@ -165,7 +173,7 @@ const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, 
         core.onDisk = true
         core.lineCount = line - 1
         core.knownEnd = result.size
-        lastWriter.set(file, core.token)
+        lastWriter.set(keyOf(core), core.token)
         // the file now ends with our `\n` at `knownEnd`: later writes under the held lock need no read-back
         core.tailTrusted = core.lockDepth > 0
         const entries = flushed.flatMap((row) => row._tag === "Entry" ? [row.entry] : [])
@@ -316,7 +324,7 @@ const commitChecked = (
 /** Inside this manager's `withWriteLock`, after its own last write under that same lock. */
 const heldByUs = (core: Core): boolean =>
   core.lockDepth > 0 && core.heldToken !== undefined && core.syncedToken === core.heldToken && core.onDisk &&
-  core.snapshot !== undefined && core.pending.length === 0 && lastWriter.get(core.file!) === core.token
+  core.snapshot !== undefined && core.pending.length === 0 && lastWriter.get(keyOf(core)) === core.token
 
 /** Writes whatever is pending now (the public `flush()`); nothing for in-memory or read-only sessions. */
 export const flush = (core: Core): Effect.Effect<void, WriteError> =>
@@ -372,23 +380,45 @@ export const withWriteLock = <A, E, R>(
         Scope.close(scope, exit)
     )
 
-/** Replaces the file with the state's rows (after a backup of the old bytes), atomically; re-reads it. */
+/**
+ * Replaces the file with the state's rows (after a backup of the old bytes), atomically, under
+ * the lock and after folding what other writers did since this manager last looked (their rows
+ * are kept; a header changed in memory, e.g. by `setIdentity`, is kept too); re-reads it.
+ */
 export const rewriteFromState = (core: Core, label: string) =>
-  locked(core, (_token) =>
+  locked(core, (token) =>
     Effect.gen(function*() {
       // the file is replaced (new inode): a held appender would write to the old one
       yield* dropAppender(core)
       const file = core.file!
-      const { files, snapshots } = core.services
-      const existing = yield* snapshots.capture(file)
-      const backups: Array<string> = []
-      if (Option.isSome(existing) && existing.value.size > 0) backups.push(yield* files.backup(file, { label }))
+      const header = core.state.header
       const savedLeaf = core.state.leafId
-      yield* files.rewrite(file, contentOf(SessionState.rows(core.state)))
+      if (core.onDisk) yield* sync(core, token)
+      if (header !== undefined && core.state.header !== header) replaceHeader(core, header)
+      const replaced = yield* core.services.files.replace(file, contentOf(SessionState.rows(core.state)), {
+        backup: label
+      })
       core.pending = []
       core.onDisk = true
       yield* rebuild(core)
       if (savedLeaf === null || SessionState.hasId(core.state, savedLeaf)) SessionState.navigate(core.state, savedLeaf)
-      lastWriter.set(file, core.token)
-      return backups
+      lastWriter.set(keyOf(core), core.token)
+      return replaced.backup === undefined ? [] : [replaced.backup]
+    }))
+
+/**
+ * prepareForRun's reset, under the lock: folds what changed first; a file that meanwhile holds an
+ * assistant message (another writer's run) is not reset (`false`). Otherwise the file is backed
+ * up and emptied, and `true` is returned with the backup, if the file had bytes.
+ */
+export const resetFile = (core: Core) =>
+  locked(core, (token) =>
+    Effect.gen(function*() {
+      yield* dropAppender(core)
+      const file = core.file!
+      if (core.onDisk) yield* sync(core, token)
+      if (core.hasAssistant) return { reset: false, backup: undefined }
+      const replaced = yield* core.services.files.replace(file, "", { backup: "reset" })
+      lastWriter.delete(keyOf(core))
+      return { reset: true, backup: replaced.backup }
     }))
