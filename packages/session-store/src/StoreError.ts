@@ -54,7 +54,9 @@ export class LockTimeoutError extends Schema.TaggedError<LockTimeoutError>()("Lo
     const holder = this.holderPid === undefined ? "its holder" : `pid ${this.holderPid}`
     return `transcript locked (timeout ${this.timeoutMs}ms): pid=${fmt(this.holderPid)} host=${
       fmt(this.holderHostname)
-    } alive=${fmt(this.holderAlive)} ageMs=${fmt(this.ageMs)}${reasons} ${this.lockPath}; retry later (or with a longer timeout), or remove the lock file once sure ${holder} is not writing this session`
+    } alive=${fmt(this.holderAlive)} ageMs=${
+      fmt(this.ageMs)
+    }${reasons} ${this.lockPath}; retry later (or with a longer timeout), or remove the lock file once sure ${holder} is not writing this session`
   }
 }
 

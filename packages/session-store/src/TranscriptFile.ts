@@ -268,7 +268,8 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
     Rewrite.replace(backend, backend.resolve(path), content, undefined).pipe(
       Effect.catchIf(
         (e): e is FileNotFoundError => e instanceof FileNotFoundError,
-        (e) => Effect.fail(new FileSystemError({ path: e.path, operation: e.operation, code: "ENOENT", detail: "vanished" }))
+        (e) =>
+          Effect.fail(new FileSystemError({ path: e.path, operation: e.operation, code: "ENOENT", detail: "vanished" }))
       ),
       Effect.asVoid
     )

@@ -199,8 +199,7 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
     })
 
   /** Take-over: rename the unchanged stale file to a unique name, check what we moved, then drop it. */
-  const takeOver = (info: LockFile.HolderInfo) =>
-    info.symlink === true ? takeOverLink(info) : takeOverFile(info)
+  const takeOver = (info: LockFile.HolderInfo) => info.symlink === true ? takeOverLink(info) : takeOverFile(info)
 
   /** A symlink at the lock path: move the link itself (never its target) away if it is still the same link. */
   const takeOverLink = (info: LockFile.HolderInfo) =>

@@ -61,7 +61,9 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
       Effect.sync(() => {
         const inode = volume.inode(path)
         if (inode !== undefined) return Option.some({ kind: "file" as const, ino: inode.ino, mtimeNs: inode.mtimeNs })
-        return volume.isDirectory(path) ? Option.some({ kind: "directory" as const, ino: 0n, mtimeNs: 0n }) : Option.none()
+        return volume.isDirectory(path)
+          ? Option.some({ kind: "directory" as const, ino: 0n, mtimeNs: 0n })
+          : Option.none()
       }),
     readTail: (path, length, end) =>
       Effect.try({

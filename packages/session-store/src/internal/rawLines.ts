@@ -66,49 +66,52 @@ export const rawLines = (
       pending: [],
       pendingLength: 0
     }
-    return Stream.paginateChunkEffect(initial, (state) =>
-      Effect.map(handle.read(state.position, chunkSize), (bytes) => {
-        onRead(bytes.length)
-        const out: Array<RawLine> = []
-        if (bytes.length === 0) {
-          if (state.pendingLength > 0) {
-            out.push({
-              line: state.line,
-              offset: state.position - state.pendingLength,
-              byteLength: state.pendingLength,
-              terminated: false,
-              pieces: state.pending
-            })
+    return Stream.paginateChunkEffect(
+      initial,
+      (state) =>
+        Effect.map(handle.read(state.position, chunkSize), (bytes) => {
+          onRead(bytes.length)
+          const out: Array<RawLine> = []
+          if (bytes.length === 0) {
+            if (state.pendingLength > 0) {
+              out.push({
+                line: state.line,
+                offset: state.position - state.pendingLength,
+                byteLength: state.pendingLength,
+                terminated: false,
+                pieces: state.pending
+              })
+            }
+            return [Chunk.unsafeFromArray(out), Option.none<State>()] as const
           }
-          return [Chunk.unsafeFromArray(out), Option.none<State>()] as const
-        }
-        let line = state.line
-        let pending = state.pending
-        let pendingLength = state.pendingLength
-        let start = 0
-        let newline = bytes.indexOf(0x0a, 0)
-        while (newline !== -1) {
-          const piece = bytes.subarray(start, newline)
-          const pieces = pendingLength === 0 ? [piece] : [...pending, piece]
-          out.push({
-            line,
-            offset: state.position + start - pendingLength,
-            byteLength: pendingLength + piece.length,
-            terminated: true,
-            pieces
-          })
-          pending = []
-          pendingLength = 0
-          line += 1
-          start = newline + 1
-          newline = bytes.indexOf(0x0a, start)
-        }
-        if (start < bytes.length) {
-          // a copy: a backend may reuse its read buffer
-          pending = [...pending, bytes.slice(start)]
-          pendingLength += bytes.length - start
-        }
-        const next: State = { position: state.position + bytes.length, line, pending, pendingLength }
-        return [Chunk.unsafeFromArray(out), Option.some(next)] as const
-      }))
+          let line = state.line
+          let pending = state.pending
+          let pendingLength = state.pendingLength
+          let start = 0
+          let newline = bytes.indexOf(0x0a, 0)
+          while (newline !== -1) {
+            const piece = bytes.subarray(start, newline)
+            const pieces = pendingLength === 0 ? [piece] : [...pending, piece]
+            out.push({
+              line,
+              offset: state.position + start - pendingLength,
+              byteLength: pendingLength + piece.length,
+              terminated: true,
+              pieces
+            })
+            pending = []
+            pendingLength = 0
+            line += 1
+            start = newline + 1
+            newline = bytes.indexOf(0x0a, start)
+          }
+          if (start < bytes.length) {
+            // a copy: a backend may reuse its read buffer
+            pending = [...pending, bytes.slice(start)]
+            pendingLength += bytes.length - start
+          }
+          const next: State = { position: state.position + bytes.length, line, pending, pendingLength }
+          return [Chunk.unsafeFromArray(out), Option.some(next)] as const
+        })
+    )
   }))

@@ -159,7 +159,8 @@ export const replace = <E, R>(
       if (typeof content === "string") yield* handle.write(encoder.encode(content))
       else if (content instanceof Uint8Array) yield* handle.write(content)
       else {
-        yield* Stream.runForEach(content, (piece) => handle.write(typeof piece === "string" ? encoder.encode(piece) : piece))
+        yield* Stream.runForEach(content, (piece) =>
+          handle.write(typeof piece === "string" ? encoder.encode(piece) : piece))
       }
       yield* handle.sync
       yield* handle.close

@@ -65,9 +65,7 @@ export const startNew = (core: Core, rows: ReadonlyArray<OwnRow>, file: string |
 /** Puts `header` in place of the state's header (rebuilding the state from its rows; the leaf is kept). */
 export const replaceHeader = (core: Core, header: Entry.SessionHeader): void => {
   const leaf = core.state.leafId
-  const rows = SessionState.rows(core.state).map((row) =>
-    row === core.state.headerLine ? { ...row, header } : row
-  )
+  const rows = SessionState.rows(core.state).map((row) => row === core.state.headerLine ? { ...row, header } : row)
   core.state = SessionState.fromRecords(rows)
   SessionState.navigate(core.state, leaf)
   core.pending = core.pending.map((p) =>
