@@ -12,7 +12,9 @@
  * their order: nothing until the first assistant message, then header and entries in one write);
  * the header is never written twice; `branch` / `resetLeaf` / `branchWithSummary` persist the
  * position as a leaf-control row; a corrupt header is recovered with every byte kept in a backup;
- * reopening a file that only grew parses only the new bytes.
+ * reopening a file that only grew parses only the new bytes. Every destructive rewrite (migration
+ * and header recovery on a writable open, `rewrite`, `resetTranscript`) runs under the transcript
+ * lock after re-reading what changed, on the file a path names (a symlink's target).
  *
  * @since 0.1.0
  */
@@ -31,6 +33,7 @@ import { makeCore } from "./internal/manager/core.js"
 import type { OpenError as LoadOpenError } from "./internal/manager/load.js"
 import { newHeader, openInto, replaceHeader, startNew } from "./internal/manager/load.js"
 import * as Persist from "./internal/manager/persist.js"
+import * as Rewrites from "./internal/manager/rewrites.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import { EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
@@ -227,7 +230,7 @@ const make = (core: Core): SessionManager => {
     setIdentity: (identity) => Effect.sync(() => setIdentity(core, identity)),
     rewrite: (label = "backup") =>
       core.persist && core.file !== undefined && !core.readOnly
-        ? Persist.rewriteFromState(core, label)
+        ? Rewrites.rewriteFromState(core, label)
         : Effect.succeed([]),
     resetTranscript: () => resetTranscript(core)
   }
@@ -247,7 +250,7 @@ const resetTranscript = (core: Core): Effect.Effect<string | undefined, WriteErr
     const header = core.state.header
     if (!core.persist || core.file === undefined || core.readOnly || header === undefined) return undefined
     const file = core.file
-    const outcome = yield* Persist.resetFile(core)
+    const outcome = yield* Rewrites.resetFile(core)
     if (!outcome.reset) {
       return yield* new InvalidSessionFileError({
         path: file,

@@ -11,8 +11,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { FileNotFoundError, FileSystemError } from "../StoreError.js"
-import type { AppendHandle, Backend, FileContent, LinkInfo, PathKind, StatInfo, WriteHandle } from "./backend.js"
+import type { AppendHandle, Backend, FileContent, LinkInfo, StatInfo, WriteHandle } from "./backend.js"
 import { FileBackend, hasCode, makeLockRegistry } from "./backend.js"
+import { bootTime, canonicalOf, CLOCK_TICKS, kindOf } from "./nodePaths.js"
 
 const codeOf = (error: unknown): string | undefined =>
   typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
@@ -42,63 +43,6 @@ const toStat = (st: fs.BigIntStats): StatInfo => ({
   uid: Number(st.uid),
   gid: Number(st.gid)
 })
-
-const kindOf = (st: fs.BigIntStats): PathKind =>
-  st.isFile()
-    ? "file"
-    : st.isDirectory()
-    ? "directory"
-    : st.isSymbolicLink()
-    ? "symlink"
-    : st.isFIFO()
-    ? "fifo"
-    : st.isSocket()
-    ? "socket"
-    : st.isBlockDevice() || st.isCharacterDevice()
-    ? "device"
-    : "other"
-
-/**
- * The file `path` names: symlinks followed (at the name and in its folders). A name that does
- * not exist yet keeps its base name under its folder's real path; a dangling symlink gives the
- * path it points to (so writing through it creates the target, not a second file).
- */
-const canonicalOf = (path: string): string => {
-  let current = nodePath.resolve(path)
-  for (let hops = 0; hops < 40; hops++) {
-    try {
-      return fs.realpathSync(current)
-    } catch {
-      // missing, or a dangling link: follow the link by hand, else resolve the folder only
-    }
-    let target: string
-    try {
-      target = fs.readlinkSync(current)
-    } catch {
-      try {
-        return nodePath.join(fs.realpathSync(nodePath.dirname(current)), nodePath.basename(current))
-      } catch {
-        return current
-      }
-    }
-    current = nodePath.resolve(nodePath.dirname(current), target)
-  }
-  return current
-}
-
-/** Boot time (s since the epoch) and clock ticks per second, for process start times from /proc. */
-let bootTimeS: number | undefined | null = null
-const CLOCK_TICKS = 100 // USER_HZ: fixed at 100 in the Linux ABI on every architecture Node runs on
-const bootTime = (): number | undefined => {
-  if (bootTimeS !== null) return bootTimeS
-  try {
-    const match = /^btime (\d+)$/m.exec(fs.readFileSync("/proc/stat", "utf8"))
-    bootTimeS = match === null ? undefined : Number(match[1])
-  } catch {
-    bootTimeS = undefined
-  }
-  return bootTimeS
-}
 
 const writeFully = (fd: number, bytes: Uint8Array): void => {
   let written = 0

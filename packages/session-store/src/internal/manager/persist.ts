@@ -24,7 +24,7 @@ import { TranscriptObserver } from "../../TranscriptObserver.js"
 import type { TranscriptObserverShape } from "../../TranscriptObserver.js"
 import type { Core, OwnRow } from "./core.js"
 import { applyLine, textOf } from "./core.js"
-import { applyOwn, contentOf, rebuild, replaceHeader } from "./load.js"
+import { applyOwn, contentOf, rebuild } from "./load.js"
 
 /** Errors of a write. */
 export type WriteError =
@@ -38,6 +38,12 @@ export type WriteError =
 /** Which manager wrote a file last in this process (by the file a path names: a link and its target are one). */
 const lastWriter = new Map<string, symbol>()
 
+/** Records this manager as the last writer of its file (`false`: forgets whoever it was). */
+export const markLastWriter = (core: Core, wrote = true): void => {
+  if (wrote) lastWriter.set(keyOf(core), core.token)
+  else lastWriter.delete(keyOf(core))
+}
+
 /** The canonical key of the record's file (remembered per path). */
 const keyOf = (core: Core): string => {
   const file = core.file!
@@ -50,7 +56,7 @@ export const flushes = (core: Core, assistant = false): boolean =>
   core.persist && core.file !== undefined && (core.options.eagerFlush === true || core.hasAssistant || assistant)
 
 /** Closes the appender held inside `withWriteLock`, if any; the next write checks the file's last byte again. */
-const dropAppender = (core: Core): Effect.Effect<void> =>
+export const dropAppender = (core: Core): Effect.Effect<void> =>
   Effect.suspend(() => {
     const appender = core.appender
     core.appender = undefined
@@ -88,7 +94,7 @@ const restoreMissing = (core: Core) =>
   })
 
 /** Brings the state up to date with the file, under the lock whose token is `token`. */
-const sync = (core: Core, token: string) =>
+export const sync = (core: Core, token: string) =>
   Effect.gen(function*() {
     yield* dropAppender(core)
     const file = core.file!
@@ -257,7 +263,7 @@ const appendHeld = (
  * Runs `f` holding the transcript lock, with the lock's token. Inside this manager's own
  * `withWriteLock` the held lock is used as it is (no re-entrant acquire per write).
  */
-const locked = <A, E>(core: Core, f: (token: string) => Effect.Effect<A, E>) =>
+export const locked = <A, E>(core: Core, f: (token: string) => Effect.Effect<A, E>) =>
   core.lockDepth > 0 && core.heldToken !== undefined
     ? f(core.heldToken)
     : Effect.scoped(
@@ -379,46 +385,3 @@ export const withWriteLock = <A, E, R>(
       (scope, exit) =>
         Scope.close(scope, exit)
     )
-
-/**
- * Replaces the file with the state's rows (after a backup of the old bytes), atomically, under
- * the lock and after folding what other writers did since this manager last looked (their rows
- * are kept; a header changed in memory, e.g. by `setIdentity`, is kept too); re-reads it.
- */
-export const rewriteFromState = (core: Core, label: string) =>
-  locked(core, (token) =>
-    Effect.gen(function*() {
-      // the file is replaced (new inode): a held appender would write to the old one
-      yield* dropAppender(core)
-      const file = core.file!
-      const header = core.state.header
-      const savedLeaf = core.state.leafId
-      if (core.onDisk) yield* sync(core, token)
-      if (header !== undefined && core.state.header !== header) replaceHeader(core, header)
-      const replaced = yield* core.services.files.replace(file, contentOf(SessionState.rows(core.state)), {
-        backup: label
-      })
-      core.pending = []
-      core.onDisk = true
-      yield* rebuild(core)
-      if (savedLeaf === null || SessionState.hasId(core.state, savedLeaf)) SessionState.navigate(core.state, savedLeaf)
-      lastWriter.set(keyOf(core), core.token)
-      return replaced.backup === undefined ? [] : [replaced.backup]
-    }))
-
-/**
- * prepareForRun's reset, under the lock: folds what changed first; a file that meanwhile holds an
- * assistant message (another writer's run) is not reset (`false`). Otherwise the file is backed
- * up and emptied, and `true` is returned with the backup, if the file had bytes.
- */
-export const resetFile = (core: Core) =>
-  locked(core, (token) =>
-    Effect.gen(function*() {
-      yield* dropAppender(core)
-      const file = core.file!
-      if (core.onDisk) yield* sync(core, token)
-      if (core.hasAssistant) return { reset: false, backup: undefined }
-      const replaced = yield* core.services.files.replace(file, "", { backup: "reset" })
-      lastWriter.delete(keyOf(core))
-      return { reset: true, backup: replaced.backup }
-    }))
