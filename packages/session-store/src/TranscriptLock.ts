@@ -253,7 +253,8 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
     Effect.uninterruptible(Effect.gen(function*() {
       const attempt = backend.createExclusive(lockPath).pipe(
         Effect.map(Option.some),
-        Effect.catchIf((e) => e.code === "EEXIST", () => Effect.succeed(Option.none()))
+        // something is there (EISDIR: a folder, on backends that say so): judged by `inspectFile`
+        Effect.catchIf((e) => e.code === "EEXIST" || e.code === "EISDIR", () => Effect.succeed(Option.none()))
       )
       let handle = yield* attempt.pipe(
         Effect.catchIf(

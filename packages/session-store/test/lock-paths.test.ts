@@ -11,6 +11,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
+import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
+import * as Testing from "../src/testing.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import * as TranscriptLock from "../src/TranscriptLock.js"
 
@@ -167,4 +169,17 @@ describe("TranscriptLock: lock paths that could never be taken (node)", () => {
       yield* Effect.async<void>((resume) => void child.once("exit", () => resume(Effect.void)))
       expect(JSON.parse(out.trim())).toMatchObject({ tag: "LockTimeoutError", error: { holderPid: process.pid } })
     }).pipe(Effect.provide(TranscriptLock.layer)), 30_000)
+})
+
+describe("TranscriptLock: lock paths that could never be taken (memory)", () => {
+  it.live("a folder at the lock path fails at once with LockUnusableError", () => {
+    const volume = MemoryFileSystem.make({ pid: 100 })
+    volume.mkdir("/s/t.jsonl.lock")
+    return Effect.gen(function*() {
+      const locks = yield* TranscriptLock.TranscriptLock
+      const error = yield* Effect.flip(locks.withLock("/s/t.jsonl", Effect.void))
+      expect(error).toMatchObject({ _tag: "LockUnusableError", kind: "directory", lockPath: "/s/t.jsonl.lock" })
+      expect(volume.isDirectory("/s/t.jsonl.lock")).toBe(true)
+    }).pipe(Effect.provide(Testing.layerMemory(volume)))
+  })
 })

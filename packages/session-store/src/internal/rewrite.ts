@@ -15,7 +15,7 @@ import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Stream from "effect/Stream"
 import { type FileNotFoundError, FileSystemError } from "../StoreError.js"
-import type { Backend, StatInfo } from "./backend.js"
+import type { Backend, DirEntry, StatInfo } from "./backend.js"
 
 /** The new content: bytes, a string, or a stream of pieces (for files beyond a string's size). */
 export type Content<E, R> = string | Uint8Array | Stream.Stream<string | Uint8Array, E, R>
@@ -62,12 +62,19 @@ const sameBytes = (backend: Backend, a: string, b: string, size: number) =>
  * else a new copy, or with `link` (the target is about to be replaced by a rename) a hard link.
  * `made` tells whether this call created it.
  */
-export const backupOf = (backend: Backend, target: string, label: string, stat: StatInfo, link: boolean) =>
+export const backupOf = (
+  backend: Backend,
+  target: string,
+  label: string,
+  stat: StatInfo,
+  link: boolean,
+  listed?: ReadonlyArray<DirEntry>
+) =>
   Effect.gen(function*() {
     const dir = backend.dirname(target)
     const base = backend.basename(target)
     const pattern = backupPattern(base)
-    for (const entry of yield* backend.listDirectory(dir)) {
+    for (const entry of listed ?? (yield* backend.listDirectory(dir))) {
       if (!entry.isFile || entry.size !== stat.size || !pattern.test(entry.name)) continue
       const candidate = backend.join(dir, entry.name)
       const info = yield* backend.stat(candidate)
@@ -94,10 +101,10 @@ export const backupOf = (backend: Backend, target: string, label: string, stat: 
   })
 
 /** Removes temporary files of `base` left in `dir` by processes that are dead (killed in a rewrite). */
-const removeOrphanTemps = (backend: Backend, dir: string, base: string) =>
+const removeOrphanTemps = (backend: Backend, dir: string, base: string, listed: ReadonlyArray<DirEntry>) =>
   Effect.gen(function*() {
     const pattern = tempPattern(base)
-    for (const entry of yield* backend.listDirectory(dir)) {
+    for (const entry of listed) {
       const match = pattern.exec(entry.name)
       if (match === null || !entry.isFile) continue
       const pid = Number(match[1])
@@ -132,8 +139,12 @@ export const replace = <E, R>(
         "EACCES"
       )
     }
+    // one listing of the folder: orphaned temporary files, and backups that may already hold these bytes
+    const listed = existing === undefined
+      ? []
+      : yield* backend.listDirectory(dir).pipe(Effect.orElseSucceed((): ReadonlyArray<DirEntry> => []))
     if (existing === undefined) yield* backend.makeDirectory(dir)
-    else yield* removeOrphanTemps(backend, dir, base)
+    else yield* removeOrphanTemps(backend, dir, base, listed)
     const temp = backend.join(dir, `.${base}.${backend.pid}.${tempCounter++}.${yield* hex8}.tmp`)
     const handle = yield* backend.createExclusive(temp)
     let backup: { readonly path: string; readonly made: boolean } | undefined
@@ -165,7 +176,7 @@ export const replace = <E, R>(
       yield* handle.sync
       yield* handle.close
       if (backupLabel !== undefined && existing !== undefined && existing.size > 0) {
-        backup = yield* backupOf(backend, target, backupLabel, existing, true)
+        backup = yield* backupOf(backend, target, backupLabel, existing, true, listed)
       }
       yield* backend.rename(temp, target).pipe(
         Effect.catchTag("FileNotFoundError", (e) =>
