@@ -106,8 +106,8 @@ export const rawLines = (
             newline = bytes.indexOf(0x0a, start)
           }
           if (start < bytes.length) {
-            // a copy: a backend may reuse its read buffer
-            pending = [...pending, bytes.slice(start)]
+            // kept as is: both backends hand out a fresh array per read, never reused
+            pending = [...pending, bytes.subarray(start)]
             pendingLength += bytes.length - start
           }
           const next: State = { position: state.position + bytes.length, line, pending, pendingLength }
