@@ -32,7 +32,7 @@ import { newHeader, openInto, startNew } from "./internal/manager/load.js"
 import * as Persist from "./internal/manager/persist.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import { EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
-import type { FileNotFoundError, FileSystemError } from "./StoreError.js"
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "./StoreError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
 import { TranscriptLock } from "./TranscriptLock.js"
 
@@ -52,8 +52,8 @@ export interface OpenOptions extends ManagerOptions {
 /** Errors of a write. */
 export type WriteError = Persist.WriteError
 
-/** Errors of opening a file. */
-export type OpenError = FileSystemError | FileNotFoundError
+/** Errors of opening a file (a folder, a FIFO or a device given as the file: `NotRegularFileError`). */
+export type OpenError = FileSystemError | FileNotFoundError | NotRegularFileError
 
 /** The services the factories need. */
 export type Requirements = TranscriptFile | FileSnapshot | TranscriptLock

@@ -16,8 +16,9 @@ import { FileBackend } from "./internal/backend.js"
 import * as Lines from "./internal/lines.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
+import * as SessionFiles from "./SessionFiles.js"
 import { backendLayer } from "./MemoryFileSystem.js"
-import { type FileNotFoundError, FileSystemError } from "./StoreError.js"
+import { type FileNotFoundError, FileSystemError, type NotRegularFileError } from "./StoreError.js"
 
 /** One line of a file: text, 1-based number, byte offset, byte length, and whether it ends with `\n`. */
 export type Line = Lines.Line
@@ -64,7 +65,7 @@ export interface TailRead {
 /** The new content of a rewrite: bytes, a string, or a stream of pieces (for files beyond a string's size). */
 export type RewriteContent<E = never, R = never> = string | Uint8Array | Stream.Stream<string | Uint8Array, E, R>
 
-/** Options of a backup: the label in its name (default `"backup"`). */
+/** Options of a backup: the label in its name, a lower-case word (default `"backup"`). */
 export interface BackupOptions {
   readonly label?: string
 }
@@ -75,7 +76,10 @@ export type DirectoryEntry = DirEntry
 /** The service. */
 export interface TranscriptFileShape {
   /** The lines of a file, streamed in chunks; a final segment without `\n` has `terminated: false`. */
-  readonly lines: (path: string, options?: ReadOptions) => Stream.Stream<Line, FileNotFoundError | FileSystemError>
+  readonly lines: (
+    path: string,
+    options?: ReadOptions
+  ) => Stream.Stream<Line, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
    * The same lines as `lines`, handed to `onLines` one read (1 MiB by default) at a time,
    * synchronously, until the end of file or until `onLines` returns `false`. No stream: for
@@ -85,13 +89,13 @@ export interface TranscriptFileShape {
     path: string,
     onLines: (lines: ReadonlyArray<Line>) => boolean | void,
     options?: ReadOptions
-  ) => Effect.Effect<void, FileNotFoundError | FileSystemError>
+  ) => Effect.Effect<void, FileNotFoundError | FileSystemError | NotRegularFileError>
   /** The lines from `offset` (a line boundary) to the end of file: the tail-only re-read. */
   readonly readFrom: (
     path: string,
     offset: number,
     options?: { readonly firstLine?: number }
-  ) => Effect.Effect<TailRead, FileNotFoundError | FileSystemError>
+  ) => Effect.Effect<TailRead, FileNotFoundError | FileSystemError | NotRegularFileError>
   /** Appends whole lines (no `\n` inside) in ONE write, prefixing `\n` if the file does not end with one. */
   readonly append: (
     path: string,
@@ -227,7 +231,10 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       const abs = backend.resolve(path)
       const dir = backend.dirname(abs)
       yield* backend.makeDirectory(dir)
-      const temp = backend.join(dir, `.${backend.basename(abs)}.${backend.pid}.${tempCounter++}.${yield* hex8}.tmp`)
+      const temp = backend.join(
+        dir,
+        SessionFiles.temporaryName(backend.basename(abs), backend.pid, tempCounter++, yield* hex8)
+      )
       const handle = yield* backend.createExclusive(temp)
       const written = Effect.gen(function*() {
         if (typeof content === "string") {
@@ -265,9 +272,11 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
   const backup = (path: string, options: BackupOptions = {}) =>
     Effect.gen(function*() {
       const abs = backend.resolve(path)
-      const now = yield* Clock.currentTimeMillis
-      const stamp = new Date(now).toISOString().replace(/[:.]/g, "-")
-      const target = `${abs}.${options.label ?? "backup"}-${stamp}-${yield* hex8}.jsonl`
+      const label = options.label ?? "backup"
+      if (!SessionFiles.BACKUP_LABEL.test(label)) {
+        return yield* new FileSystemError({ path: abs, operation: "backup", detail: `invalid backup label: ${label}` })
+      }
+      const target = SessionFiles.backupName(abs, label, yield* Clock.currentTimeMillis, yield* hex8)
       yield* backend.copyExclusive(abs, target)
       return target
     })

@@ -1,6 +1,6 @@
 /** `fsck`, `repair` and `migrate`: what is wrong with session files, and fixing what can be fixed without losing data. */
 import { Diagnostics, Entry, Line } from "@branchlog/session-core"
-import { SessionCatalog, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
+import { SessionFiles, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -64,7 +64,10 @@ export const findings = (found: Scan): Array<Finding> => {
   return out
 }
 
-/** The session files named: files as they are, folders by their `*.jsonl` files (recursively). */
+/**
+ * The session files named: files as they are, folders by their session files (recursively), as
+ * `SessionFiles.isSessionFile` tells them from backups, temporary files and other side files.
+ */
 export const expand = (inputs: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const files = yield* TranscriptFile.TranscriptFile
@@ -79,7 +82,7 @@ export const expand = (inputs: ReadonlyArray<string>) =>
       }
       for (const entry of [...(yield* files.list(path))].sort((a, b) => a.name.localeCompare(b.name))) {
         if (entry.isDirectory) pending.push(join(path, entry.name))
-        else if (entry.isFile && SessionCatalog.isSessionFileName(entry.name)) out.push(join(path, entry.name))
+        else if (entry.isFile && SessionFiles.isSessionFile(entry.name)) out.push(join(path, entry.name))
       }
     }
     return out
@@ -159,7 +162,7 @@ export const repair: CliCommand = Command.make(
             const fixed = repaired(found)
             let sidecar: string | undefined
             if (fixed.removed.length > 0) {
-              sidecar = `${file}.removed-${new Date().toISOString().replace(/[:.]/g, "-")}.txt`
+              sidecar = SessionFiles.removedLinesName(file, Date.now())
               yield* files.rewrite(sidecar, fixed.removed.join("\n") + "\n")
             }
             yield* files.rewrite(file, fixed.content)

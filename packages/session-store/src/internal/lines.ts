@@ -6,7 +6,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { type FileNotFoundError, FileSystemError } from "../StoreError.js"
+import { type FileNotFoundError, FileSystemError, type NotRegularFileError } from "../StoreError.js"
 import type { Backend, ReadHandle } from "./backend.js"
 
 /** One line of a file. */
@@ -139,7 +139,7 @@ export const lines = (
   path: string,
   options: ReadOptions,
   onRead: (bytes: number) => void
-): Stream.Stream<Line, FileNotFoundError | FileSystemError> =>
+): Stream.Stream<Line, FileNotFoundError | FileSystemError | NotRegularFileError> =>
   Stream.unwrapScoped(
     Effect.map(backend.openRead(path), (handle) =>
       Stream.paginateChunkEffect(initialState(options), (state) =>
@@ -162,7 +162,7 @@ export const forEachChunk = (
   options: ReadOptions,
   onRead: (bytes: number) => void,
   onLines: (lines: ReadonlyArray<Line>) => boolean | void
-): Effect.Effect<void, FileNotFoundError | FileSystemError> =>
+): Effect.Effect<void, FileNotFoundError | FileSystemError | NotRegularFileError> =>
   Effect.scoped(Effect.flatMap(backend.openRead(path), (handle) => {
     const chunkSize = chunkSizeOf(options)
     const loop = (state: State): Effect.Effect<void, FileSystemError> =>

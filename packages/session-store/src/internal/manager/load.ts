@@ -9,7 +9,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as IdSource from "../../IdSource.js"
-import type { FileNotFoundError, FileSystemError } from "../../StoreError.js"
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "../../StoreError.js"
 import * as Cache from "./cache.js"
 import type { Core, LoadReport, OwnRow } from "./core.js"
 import { applyLine, emptyReport, isAssistant, isoTime, rowId, textOf } from "./core.js"
@@ -188,7 +188,7 @@ export const openInto = (
   core: Core,
   path: string,
   options: { readonly readOnly: boolean; readonly useCache: boolean }
-): Effect.Effect<void, FileSystemError | FileNotFoundError> =>
+): Effect.Effect<void, FileSystemError | FileNotFoundError | NotRegularFileError> =>
   Effect.gen(function*() {
     const { files } = core.services
     core.file = path
@@ -240,7 +240,7 @@ const adoptLines = (core: Core, lines: ReadonlyArray<Line.ParsedLine>, scan: Sca
 }
 
 /** Re-reads the whole file (after a foreign rewrite), re-applies pending rows, keeps the leaf if it still exists. */
-export const rebuild = (core: Core): Effect.Effect<void, FileSystemError> =>
+export const rebuild = (core: Core): Effect.Effect<void, FileSystemError | NotRegularFileError> =>
   Effect.gen(function*() {
     const path = core.file!
     const savedLeaf = core.state.leafId

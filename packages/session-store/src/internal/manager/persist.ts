@@ -18,7 +18,7 @@ import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { ReadOnlySessionError, SessionFileConflictError } from "../../SessionError.js"
-import type { FileNotFoundError, LockTimeoutError } from "../../StoreError.js"
+import type { FileNotFoundError, LockTimeoutError, NotRegularFileError } from "../../StoreError.js"
 import { FileSystemError } from "../../StoreError.js"
 import { TranscriptObserver } from "../../TranscriptObserver.js"
 import type { TranscriptObserverShape } from "../../TranscriptObserver.js"
@@ -30,6 +30,7 @@ import { applyOwn, contentOf, rebuild } from "./load.js"
 export type WriteError =
   | FileSystemError
   | FileNotFoundError
+  | NotRegularFileError
   | LockTimeoutError
   | SessionFileConflictError
   | ReadOnlySessionError
@@ -138,7 +139,10 @@ const notify = (core: Core, entries: ReadonlyArray<Entry.Entry>) =>
   )
 
 /** Appends the pending rows and `rows` in one write; applies `rows` at their real offsets. */
-const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, FileSystemError | FileNotFoundError> =>
+const writeOut = (
+  core: Core,
+  rows: ReadonlyArray<OwnRow>
+): Effect.Effect<void, FileSystemError | FileNotFoundError | NotRegularFileError> =>
   Effect.suspend(() => {
     const file = core.file!
     const own = rows.map(textOf)

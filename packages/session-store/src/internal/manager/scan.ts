@@ -8,7 +8,7 @@ import { Line, Migration, SessionState } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as FileSnapshot from "../../FileSnapshot.js"
-import type { FileSystemError } from "../../StoreError.js"
+import type { FileSystemError, NotRegularFileError } from "../../StoreError.js"
 import type { CorruptReport, Services } from "./core.js"
 import { isAssistant, rowId } from "./core.js"
 
@@ -35,7 +35,10 @@ const DIRECT = 1
 const COLLECT = 2
 
 /** Reads and parses a whole file in one pass. A missing file gives `exists: false`. */
-export const scanFile = (services: Services, path: string): Effect.Effect<Scan, FileSystemError> =>
+export const scanFile = (
+  services: Services,
+  path: string
+): Effect.Effect<Scan, FileSystemError | NotRegularFileError> =>
   Effect.gen(function*() {
     for (let attempt = 0;; attempt++) {
       const before = yield* services.snapshots.capture(path)
