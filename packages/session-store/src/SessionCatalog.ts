@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import * as OversizedLine from "./OversizedLine.js"
 import * as SessionFiles from "./SessionFiles.js"
 import type { FileSystemError } from "./StoreError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
@@ -114,7 +115,7 @@ export const readInfo = (
     yield* files.forEachChunk(path, (chunk) => {
       for (const l of chunk) {
         if (invalid) return false
-        const parsed = Line.parse(l.text, l.line, l.offset)
+        const parsed = OversizedLine.parse(l, path)
         if (parsed._tag === "Blank" || parsed._tag === "Corrupt") continue
         if (header === undefined) {
           if (parsed._tag !== "Header") invalid = true
@@ -235,7 +236,7 @@ export const findMostRecent = (dir: string): Effect.Effect<Option.Option<string>
       let first: Line.ParsedLine | undefined
       yield* files.forEachChunk(file.path, (chunk) => {
         for (const l of chunk) {
-          const parsed = Line.parse(l.text, l.line, l.offset)
+          const parsed = OversizedLine.parse(l, file.path)
           if (parsed._tag === "Blank" || parsed._tag === "Corrupt") continue
           first = parsed
           return false

@@ -29,6 +29,7 @@ import * as Cache from "./internal/manager/cache.js"
 import type { Core, LoadReport as CoreLoadReport, ManagerOptions, Services } from "./internal/manager/core.js"
 import { makeCore } from "./internal/manager/core.js"
 import { newHeader, openInto, startNew } from "./internal/manager/load.js"
+import * as OversizedLine from "./OversizedLine.js"
 import * as Persist from "./internal/manager/persist.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import { EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
@@ -361,6 +362,15 @@ export const forkFrom = (
     const rows = SessionState.rows(source.getState()).filter((row) =>
       row._tag === "Entry" || row._tag === "LeafControl" || row._tag === "Opaque"
     )
+    const oversized = rows.find(OversizedLine.is)
+    if (oversized !== undefined) {
+      return yield* new InvalidSessionFileError({
+        path: sourcePath,
+        reason: `Cannot fork: a line of ${oversized.byteLength} bytes is longer than the line ceiling`,
+        line: oversized.line,
+        offset: oversized.offset
+      })
+    }
     const text = [
       JSON.stringify(header),
       ...rows.map((row) =>

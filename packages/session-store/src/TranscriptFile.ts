@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
+import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -90,6 +91,15 @@ export interface TranscriptFileShape {
     onLines: (lines: ReadonlyArray<Line>) => boolean | void,
     options?: ReadOptions
   ) => Effect.Effect<void, FileNotFoundError | FileSystemError | NotRegularFileError>
+  /**
+   * The bytes `[offset, offset + length)` of a file, streamed in reads of 1 MiB (an oversized
+   * line's bytes, copied into a rewrite); fewer when the file ends first.
+   */
+  readonly bytes: (
+    path: string,
+    offset: number,
+    length: number
+  ) => Stream.Stream<Uint8Array, FileNotFoundError | FileSystemError | NotRegularFileError>
   /** The lines from `offset` (a line boundary) to the end of file: the tail-only re-read. */
   readonly readFrom: (
     path: string,
@@ -133,24 +143,55 @@ let tempCounter = 0
 
 const hex8 = Effect.map(Random.nextIntBetween(0, 0x7fffffff), (n) => n.toString(16).padStart(8, "0"))
 
-/** Builds the service over the primitive backend in context. */
-export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effect.gen(function*() {
-  const backend = yield* FileBackend
-  let total = 0
+/**
+ * Options of the service: the ceiling of a line (default `$BRANCHLOG_MAX_LINE_BYTES`, else
+ * {@link DEFAULT_MAX_LINE_BYTES}; never above it).
+ */
+export interface TranscriptFileOptions {
+  /** Lines longer than this many bytes are not decoded: they are given as `oversized` lines. */
+  readonly maxLineBytes?: number
+}
 
-  const lines = (path: string, options: ReadOptions = {}) =>
-    Lines.lines(backend, backend.resolve(path), options, (n) => {
-      total += n
-    })
+/** The ceiling from `$BRANCHLOG_MAX_LINE_BYTES` (a positive integer), if set. */
+const configuredCeiling: Effect.Effect<number | undefined> = Config.integer("BRANCHLOG_MAX_LINE_BYTES").pipe(
+  Config.validate({ message: "a positive number of bytes", validation: (n) => n > 0 }),
+  Config.option,
+  Effect.map(Option.getOrUndefined),
+  Effect.orElseSucceed(() => undefined)
+)
 
-  const forEachChunk = (
-    path: string,
-    onLines: (lines: ReadonlyArray<Line>) => boolean | void,
-    options: ReadOptions = {}
-  ) =>
-    Lines.forEachChunk(backend, backend.resolve(path), options, (n) => {
-      total += n
-    }, onLines)
+/** The default ceiling of a line: the longest string V8 can build (about 512 MiB). */
+export const DEFAULT_MAX_LINE_BYTES: number = Lines.DEFAULT_MAX_LINE_BYTES
+
+/** Builds the service over the primitive backend in context, with options. */
+export const makeWith = (
+  serviceOptions: TranscriptFileOptions = {}
+): Effect.Effect<TranscriptFileShape, never, FileBackend> =>
+  Effect.gen(function*() {
+    const backend = yield* FileBackend
+    let total = 0
+    const ceiling = serviceOptions.maxLineBytes ?? (yield* configuredCeiling)
+    const withCeiling = (options: ReadOptions): ReadOptions =>
+      options.maxLineBytes !== undefined || ceiling === undefined ? options : { ...options, maxLineBytes: ceiling }
+
+    const lines = (path: string, options: ReadOptions = {}) =>
+      Lines.lines(backend, backend.resolve(path), withCeiling(options), (n) => {
+        total += n
+      })
+
+    const forEachChunk = (
+      path: string,
+      onLines: (lines: ReadonlyArray<Line>) => boolean | void,
+      options: ReadOptions = {}
+    ) =>
+      Lines.forEachChunk(backend, backend.resolve(path), withCeiling(options), (n) => {
+        total += n
+      }, onLines)
+
+    const bytes = (path: string, offset: number, length: number) =>
+      Lines.bytes(backend, backend.resolve(path), offset, length, (n) => {
+        total += n
+      })
 
   const readFrom = (path: string, offset: number, options: { readonly firstLine?: number } = {}) => {
     let bytesRead = 0
@@ -159,7 +200,7 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       fromOffset: offset,
       ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine })
     }
-    return Lines.forEachChunk(backend, backend.resolve(path), readOptions, (n) => {
+    return Lines.forEachChunk(backend, backend.resolve(path), withCeiling(readOptions), (n) => {
       total += n
       bytesRead += n
     }, (lines) => {
@@ -284,6 +325,7 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
   return {
     lines,
     forEachChunk,
+    bytes,
     readFrom,
     append,
     openAppend,
@@ -295,10 +337,17 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
   } satisfies TranscriptFileShape
 })
 
+/** Builds the service over the primitive backend in context. */
+export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = makeWith()
+
 /** The Node layer (node:fs). */
 export const layer: Layer.Layer<TranscriptFile> = Layer.effect(TranscriptFile, make).pipe(
   Layer.provide(NodeBackend.layer)
 )
+
+/** The Node layer with options (a lower line ceiling). */
+export const layerWith = (options: TranscriptFileOptions): Layer.Layer<TranscriptFile> =>
+  Layer.effect(TranscriptFile, makeWith(options)).pipe(Layer.provide(NodeBackend.layer))
 
 /** The in-memory layer over the `MemoryFileSystem` in context. */
 export const layerMemory: Layer.Layer<TranscriptFile, never, MemoryFileSystem> = Layer.effect(TranscriptFile, make)

@@ -1,6 +1,6 @@
 /** `fsck`, `repair` and `migrate`: what is wrong with session files, and fixing what can be fixed without losing data. */
 import { Diagnostics, Entry, Line } from "@branchlog/session-core"
-import { SessionFiles, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
+import { OversizedLine, SessionFiles, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -51,6 +51,19 @@ export const findings = (found: Scan): Array<Finding> => {
       line: lastLine.line,
       offset: lastLine.offset,
       message: "the file does not end with a newline"
+    })
+  }
+  for (const line of found.lines) {
+    if (!OversizedLine.is(line)) continue
+    out.push({
+      file: found.path,
+      severity: "warning",
+      kind: "OversizedLine",
+      line: line.line,
+      offset: line.offset,
+      message: `a line of ${line.byteLength} bytes is longer than the line ceiling: kept byte for byte, not read${
+        line.value.id === undefined ? "" : ` (id ${line.value.id})`
+      }`
     })
   }
   if (found.version !== undefined && found.version < Entry.CURRENT_SESSION_VERSION) {
@@ -119,10 +132,10 @@ export const fsck: CliCommand = Command.make(
   )
 )
 
-/** The repaired content of a scan, and the lines taken out of it. */
+/** The repaired content of a scan (streamed: oversized lines are copied as bytes), and the lines taken out of it. */
 const repaired = (found: Scan) => {
   const { state } = found
-  const kept: Array<string> = []
+  const kept: Array<Line.ParsedLine> = []
   const removed: Array<string> = []
   const header = state.header ?? {
     type: "session" as const,
@@ -131,14 +144,14 @@ const repaired = (found: Scan) => {
     timestamp: new Date().toISOString(),
     cwd: process.cwd()
   }
-  kept.push(Line.stringify(header))
+  kept.push({ _tag: "Header", header, line: 0, offset: 0 })
   for (const line of found.lines) {
     if (line._tag === "Blank") continue
     if (line._tag === "Corrupt" || (line._tag === "Header" && line.header !== state.header)) {
       removed.push(Line.serialize(line))
-    } else if (line._tag !== "Header") kept.push(Line.serialize(line))
+    } else if (line._tag !== "Header") kept.push(line)
   }
-  return { content: kept.join("\n") + "\n", removed, recreatedHeader: state.header === undefined }
+  return { content: OversizedLine.content(kept), removed, recreatedHeader: state.header === undefined }
 }
 
 /** `branchlog repair FILE`: backup, then fix what can be fixed without losing data. */

@@ -7,8 +7,8 @@
 import { Entry, Line, Migration, SessionState } from "@branchlog/session-core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import * as IdSource from "../../IdSource.js"
+import * as OversizedLine from "../../OversizedLine.js"
 import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "../../StoreError.js"
 import * as Cache from "./cache.js"
 import type { Core, LoadReport, OwnRow } from "./core.js"
@@ -95,6 +95,7 @@ const adopt = (core: Core, scan: {
 const reportOf = (scan: Scan, extra: Partial<LoadReport>): LoadReport => ({
   ...emptyReport,
   corrupt: scan.corrupt,
+  oversized: scan.oversized,
   tornTail: scan.tornTail,
   bytesRead: scan.bytesRead,
   ...extra
@@ -113,7 +114,11 @@ const fromCache = (core: Core, path: string) =>
         Effect.catchTag("FileNotFoundError", () => Effect.succeed(undefined))
       )
       const last = tail?.lines[tail.lines.length - 1]
-      if (tail === undefined || (last !== undefined && !last.terminated)) {
+      // an oversized line appended: a full read reports it
+      if (
+        tail === undefined || (last !== undefined && !last.terminated) ||
+        tail.lines.some((l) => l.oversized !== undefined)
+      ) {
         Cache.remove(files, path)
         return false
       }
@@ -144,7 +149,10 @@ const fromCache = (core: Core, path: string) =>
   })
 
 const rememberInCache = (core: Core, path: string, scan: Scan): void => {
-  if (scan.snapshot === undefined || scan.tornTail !== undefined || !Cache.fits(scan.snapshot.size)) return
+  if (
+    scan.snapshot === undefined || scan.tornTail !== undefined || scan.oversized.length > 0 ||
+    !Cache.fits(scan.snapshot.size)
+  ) return
   Cache.put(core.services.files, path, {
     state: SessionState.clone(scan.state),
     snapshot: scan.snapshot,
@@ -175,13 +183,8 @@ const recoverLines = (core: Core, scan: Scan) =>
     return { lines: migration.lines, recovered, migratedFrom: migration.changed ? migration.fromVersion : undefined }
   })
 
-/** The serialized content of some lines, in batches (no whole-file string). */
-export const contentOf = (lines: ReadonlyArray<Line.ParsedLine>): Stream.Stream<string> =>
-  Stream.fromIterable(lines).pipe(
-    Stream.map((line) => Line.serialize(line) + "\n"),
-    Stream.grouped(2048),
-    Stream.map((chunk) => Array.from(chunk).join(""))
-  )
+/** The serialized content of some lines, in batches (no whole-file string); oversized rows copied as bytes. */
+export const contentOf = (lines: ReadonlyArray<Line.ParsedLine>) => OversizedLine.content(lines)
 
 /** Opens `path` into the record. A missing or empty file starts a new session at that path. */
 export const openInto = (

@@ -9,7 +9,7 @@
  * write goes through one file descriptor held open (O_APPEND) until the lock is let go, as ONE
  * write with no read-back of the last byte (this manager's last write left it a `\n`).
  */
-import { Line, SessionState } from "@branchlog/session-core"
+import { SessionState } from "@branchlog/session-core"
 import type { Entry } from "@branchlog/session-core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -20,6 +20,7 @@ import * as Scope from "effect/Scope"
 import { ReadOnlySessionError, SessionFileConflictError } from "../../SessionError.js"
 import type { FileNotFoundError, LockTimeoutError, NotRegularFileError } from "../../StoreError.js"
 import { FileSystemError } from "../../StoreError.js"
+import * as OversizedLine from "../../OversizedLine.js"
 import { TranscriptObserver } from "../../TranscriptObserver.js"
 import type { TranscriptObserverShape } from "../../TranscriptObserver.js"
 import type { Core, OwnRow } from "./core.js"
@@ -63,7 +64,7 @@ const foldTail = (core: Core, from: number) =>
   Effect.gen(function*() {
     const saved = core.state.leafId
     const tail = yield* core.services.files.readFrom(core.file!, from, { firstLine: core.lineCount + 1 })
-    for (const l of tail.lines) applyLine(core, Line.parse(l.text, l.line, l.offset))
+    for (const l of tail.lines) applyLine(core, OversizedLine.parse(l, core.file!, core.services.files))
     core.lineCount += tail.lines.length
     core.knownEnd = tail.endOffset
     if (core.state.leafId !== saved) SessionState.navigate(core.state, saved)
