@@ -110,7 +110,10 @@ describe("what repair leaves beside a session", () => {
     const dir = join(root, "repaired")
     mkdirSync(dir)
     const file = join(dir, "2026-05-01T09-00-00-000Z_s.jsonl")
-    writeFileSync(file, [header("s"), user("a0000001", null, "hello"), "{broken", user("a0000002", "a0000001", "x")].join("\n") + "\n")
+    writeFileSync(
+      file,
+      [header("s"), user("a0000001", null, "hello"), "{broken", user("a0000002", "a0000001", "x")].join("\n") + "\n"
+    )
     utimesSync(file, new Date("2026-01-01"), new Date("2026-01-01"))
     const repaired = await runProcess(["repair", file])
     expect(repaired.code, repaired.stderr).toBe(0)
@@ -131,44 +134,53 @@ describe("what repair leaves beside a session", () => {
     expect(await continueRecent(dir)).toBe(file)
   }, 200_000)
 
-  it("after a repair killed half-way (its backup and temporary file left behind), they still see one session", async () => {
-    const dir = join(root, "killed")
-    mkdirSync(dir)
-    const file = join(dir, "2026-05-01T09-00-00-000Z_k.jsonl")
-    // big enough that the rewrite takes a while after the backup exists
-    const rows = [header("k"), "{broken"]
-    for (let i = 1; i <= 200_000; i++) {
-      rows.push(user(`b${String(i).padStart(7, "0")}`, i === 1 ? null : `b${String(i - 1).padStart(7, "0")}`, "y".repeat(200)))
-    }
-    writeFileSync(file, rows.join("\n") + "\n")
-    utimesSync(file, new Date("2026-01-01"), new Date("2026-01-01"))
-    const child = spawn(process.execPath, [bin, "repair", file], { stdio: "ignore" })
-    const closed = new Promise<void>((resolve) => child.on("close", () => resolve()))
-    // kill it as soon as its backup (or its temporary file) is there; bounded by 120 s
-    const started = Date.now()
-    while (Date.now() - started < 120_000 && child.exitCode === null) {
-      if (readdirSync(dir).some((n) => n.includes(".repair-") || n.endsWith(".tmp"))) break
-      await new Promise((resolve) => setTimeout(resolve, 5))
-    }
-    child.kill("SIGKILL")
-    await closed
-    const left = readdirSync(dir).filter((n) => n !== "2026-05-01T09-00-00-000Z_k.jsonl")
-    expect(left.length).toBeGreaterThan(0)
-    // what a kill can leave, whatever the moment: the backup (maybe partial), the temporary file
-    writeFileSync(join(dir, `.2026-05-01T09-00-00-000Z_k.jsonl.999999.0.0a1b2c3d.tmp`), header("half") + "\n")
-    writeFileSync(join(dir, `2026-05-01T09-00-00-000Z_k.jsonl.repair-2026-09-01T00-00-00-000Z-0a1b2c3d.jsonl`), header("k") + "\n{broken\n")
-    for (const name of readdirSync(dir).filter((n) => n !== "2026-05-01T09-00-00-000Z_k.jsonl")) {
-      utimesSync(join(dir, name), new Date("2026-09-01"), new Date("2026-09-01"))
-    }
-    expect(await listed(dir)).toEqual([file])
-    const fsck = await runProcess(["fsck", dir])
-    // the session itself may or may not be repaired yet: only it is checked
-    expect(fsck.stdout + fsck.stderr).not.toContain(".repair-")
-    expect(fsck.stdout + fsck.stderr).not.toContain(".tmp")
-    const migrate = await runProcess(["migrate", dir])
-    expect(migrate.stdout.trim().split("\n")).toEqual([`${file}: version 3, nothing to do`])
-    expect(await continueRecent(dir)).toBe(file)
-  }, 400_000)
+  it(
+    "after a repair killed half-way (its backup and temporary file left behind), they still see one session",
+    async () => {
+      const dir = join(root, "killed")
+      mkdirSync(dir)
+      const file = join(dir, "2026-05-01T09-00-00-000Z_k.jsonl")
+      // big enough that the rewrite takes a while after the backup exists
+      const rows = [header("k"), "{broken"]
+      for (let i = 1; i <= 200_000; i++) {
+        rows.push(
+          user(`b${String(i).padStart(7, "0")}`, i === 1 ? null : `b${String(i - 1).padStart(7, "0")}`, "y".repeat(200))
+        )
+      }
+      writeFileSync(file, rows.join("\n") + "\n")
+      utimesSync(file, new Date("2026-01-01"), new Date("2026-01-01"))
+      const child = spawn(process.execPath, [bin, "repair", file], { stdio: "ignore" })
+      const closed = new Promise<void>((resolve) => child.on("close", () => resolve()))
+      // kill it as soon as its backup (or its temporary file) is there; bounded by 120 s
+      const started = Date.now()
+      while (Date.now() - started < 120_000 && child.exitCode === null) {
+        if (readdirSync(dir).some((n) => n.includes(".repair-") || n.endsWith(".tmp"))) break
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      child.kill("SIGKILL")
+      await closed
+      const left = readdirSync(dir).filter((n) => n !== "2026-05-01T09-00-00-000Z_k.jsonl")
+      expect(left.length).toBeGreaterThan(0)
+      // what a kill can leave, whatever the moment: the backup (maybe partial), the temporary file
+      writeFileSync(join(dir, `.2026-05-01T09-00-00-000Z_k.jsonl.999999.0.0a1b2c3d.tmp`), header("half") + "\n")
+      writeFileSync(
+        join(dir, `2026-05-01T09-00-00-000Z_k.jsonl.repair-2026-09-01T00-00-00-000Z-0a1b2c3d.jsonl`),
+        header("k") + "\n{broken\n"
+      )
+      for (const name of readdirSync(dir).filter((n) => n !== "2026-05-01T09-00-00-000Z_k.jsonl")) {
+        utimesSync(join(dir, name), new Date("2026-09-01"), new Date("2026-09-01"))
+      }
+      expect(await listed(dir)).toEqual([file])
+      const fsck = await runProcess(["fsck", dir])
+      // the session itself may or may not be repaired yet: only it is checked
+      expect(fsck.stdout + fsck.stderr).not.toContain(".repair-")
+      expect(fsck.stdout + fsck.stderr).not.toContain(".tmp")
+      const migrate = await runProcess(["migrate", dir])
+      expect(migrate.stdout.trim().split("\n")).toEqual([`${file}: version 3, nothing to do`])
+      expect(await continueRecent(dir)).toBe(file)
+    },
+    400_000
+  )
 })
 
 describe("a line over the line ceiling ($BRANCHLOG_MAX_LINE_BYTES=1024)", () => {
@@ -182,7 +194,10 @@ describe("a line over the line ceiling ($BRANCHLOG_MAX_LINE_BYTES=1024)", () => 
     const env = { BRANCHLOG_MAX_LINE_BYTES: "1024" }
     const fsck = await runBounded(["fsck", "--json", file], 60_000, env)
     const findings = JSON.parse(fsck.stdout)[0].findings as Array<{ kind: string; line?: number; offset?: number }>
-    expect(findings.find((f) => f.kind === "OversizedLine")).toMatchObject({ line: 3, offset: Buffer.byteLength(before) })
+    expect(findings.find((f) => f.kind === "OversizedLine")).toMatchObject({
+      line: 3,
+      offset: Buffer.byteLength(before)
+    })
     const show = await runBounded(["context", "--json", file], 60_000, env)
     expect(show.code, show.stderr).toBe(0)
     expect(show.stdout).toContain("after")

@@ -244,8 +244,9 @@ export const content = (
   Stream.fromIterable(lines).pipe(
     Stream.grouped(2048),
     Stream.flatMap((chunk) => {
-      const pieces: Array<Stream.Stream<string | Uint8Array, FileNotFoundError | FileSystemError | NotRegularFileError>> =
-        []
+      const pieces: Array<
+        Stream.Stream<string | Uint8Array, FileNotFoundError | FileSystemError | NotRegularFileError>
+      > = []
       let text: Array<string> = []
       for (const line of chunk) {
         if (!is(line)) {

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { Line } from "@branchlog/session-core"
+import type { Line } from "@branchlog/session-core"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"

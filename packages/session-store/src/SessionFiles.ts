@@ -84,7 +84,9 @@ export const stampOf = (millis: number): string => new Date(millis).toISOString(
 
 /** `<path>.<label>-<time stamp>-<hex8>.jsonl`: a backup's name (the label must match {@link BACKUP_LABEL}). */
 export const backupName = (path: string, label: string, millis: number, hex8: string): string => {
-  if (!BACKUP_LABEL.test(label)) throw new TypeError(`a backup label is a lower-case word, not ${JSON.stringify(label)}`)
+  if (!BACKUP_LABEL.test(label)) {
+    throw new TypeError(`a backup label is a lower-case word, not ${JSON.stringify(label)}`)
+  }
   return `${path}.${label}-${stampOf(millis)}-${hex8}.jsonl`
 }
 

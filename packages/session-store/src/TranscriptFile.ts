@@ -8,6 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
@@ -17,8 +18,8 @@ import { FileBackend } from "./internal/backend.js"
 import * as Lines from "./internal/lines.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
-import * as SessionFiles from "./SessionFiles.js"
 import { backendLayer } from "./MemoryFileSystem.js"
+import * as SessionFiles from "./SessionFiles.js"
 import { type FileNotFoundError, FileSystemError, type NotRegularFileError } from "./StoreError.js"
 
 /** One line of a file: text, 1-based number, byte offset, byte length, and whether it ends with `\n`. */
@@ -163,35 +164,35 @@ const configuredCeiling: Effect.Effect<number | undefined> = Config.integer("BRA
 /** The default ceiling of a line: the longest string V8 can build (about 512 MiB). */
 export const DEFAULT_MAX_LINE_BYTES: number = Lines.DEFAULT_MAX_LINE_BYTES
 
-/** Builds the service over the primitive backend in context, with options. */
-export const makeWith = (
-  serviceOptions: TranscriptFileOptions = {}
-): Effect.Effect<TranscriptFileShape, never, FileBackend> =>
-  Effect.gen(function*() {
-    const backend = yield* FileBackend
-    let total = 0
-    const ceiling = serviceOptions.maxLineBytes ?? (yield* configuredCeiling)
-    const withCeiling = (options: ReadOptions): ReadOptions =>
-      options.maxLineBytes !== undefined || ceiling === undefined ? options : { ...options, maxLineBytes: ceiling }
+/** The ceiling `makeWith` gives `make` (`undefined`: from the environment, else the default). */
+const currentMaxLineBytes = FiberRef.unsafeMake<number | undefined>(undefined)
 
-    const lines = (path: string, options: ReadOptions = {}) =>
-      Lines.lines(backend, backend.resolve(path), withCeiling(options), (n) => {
-        total += n
-      })
+/** Builds the service over the primitive backend in context. */
+export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effect.gen(function*() {
+  const backend = yield* FileBackend
+  let total = 0
+  const ceiling = (yield* FiberRef.get(currentMaxLineBytes)) ?? (yield* configuredCeiling)
+  const withCeiling = (options: ReadOptions): ReadOptions =>
+    options.maxLineBytes !== undefined || ceiling === undefined ? options : { ...options, maxLineBytes: ceiling }
 
-    const forEachChunk = (
-      path: string,
-      onLines: (lines: ReadonlyArray<Line>) => boolean | void,
-      options: ReadOptions = {}
-    ) =>
-      Lines.forEachChunk(backend, backend.resolve(path), withCeiling(options), (n) => {
-        total += n
-      }, onLines)
+  const lines = (path: string, options: ReadOptions = {}) =>
+    Lines.lines(backend, backend.resolve(path), withCeiling(options), (n) => {
+      total += n
+    })
 
-    const bytes = (path: string, offset: number, length: number) =>
-      Lines.bytes(backend, backend.resolve(path), offset, length, (n) => {
-        total += n
-      })
+  const forEachChunk = (
+    path: string,
+    onLines: (lines: ReadonlyArray<Line>) => boolean | void,
+    options: ReadOptions = {}
+  ) =>
+    Lines.forEachChunk(backend, backend.resolve(path), withCeiling(options), (n) => {
+      total += n
+    }, onLines)
+
+  const bytes = (path: string, offset: number, length: number) =>
+    Lines.bytes(backend, backend.resolve(path), offset, length, (n) => {
+      total += n
+    })
 
   const readFrom = (path: string, offset: number, options: { readonly firstLine?: number } = {}) => {
     let bytesRead = 0
@@ -337,8 +338,9 @@ export const makeWith = (
   } satisfies TranscriptFileShape
 })
 
-/** Builds the service over the primitive backend in context. */
-export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = makeWith()
+/** Builds the service over the primitive backend in context, with options. */
+export const makeWith = (options: TranscriptFileOptions = {}): Effect.Effect<TranscriptFileShape, never, FileBackend> =>
+  Effect.locally(make, currentMaxLineBytes, options.maxLineBytes)
 
 /** The Node layer (node:fs). */
 export const layer: Layer.Layer<TranscriptFile> = Layer.effect(TranscriptFile, make).pipe(

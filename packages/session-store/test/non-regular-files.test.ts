@@ -77,30 +77,38 @@ describe.skipIf(!hasMkfifo)("a FIFO where a session file belongs (real files)", 
       yield* refused(Stream.runDrain(files.lines(file)), "fifo")
     }).pipe(Effect.provide(layer)), 60_000)
 
-  it.live("open (read-only and writable) and forkFrom refuse it; nothing is created or written", () =>
-    Effect.gen(function*() {
-      const dir = tempDir()
-      const file = fifo(dir, "pipe.jsonl")
-      yield* refused(SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }), "fifo")
-      yield* refused(SessionManager.open(file), "fifo")
-      yield* refused(SessionManager.forkFrom(file, "/work/project", path.join(dir, "forks")), "fifo")
-      expect(fs.statSync(file).isFIFO()).toBe(true)
-      expect(fs.readdirSync(dir)).toEqual(["pipe.jsonl"])
-    }).pipe(Effect.provide(layer)), 60_000)
+  it.live(
+    "open (read-only and writable) and forkFrom refuse it; nothing is created or written",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir()
+        const file = fifo(dir, "pipe.jsonl")
+        yield* refused(SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }), "fifo")
+        yield* refused(SessionManager.open(file), "fifo")
+        yield* refused(SessionManager.forkFrom(file, "/work/project", path.join(dir, "forks")), "fifo")
+        expect(fs.statSync(file).isFIFO()).toBe(true)
+        expect(fs.readdirSync(dir)).toEqual(["pipe.jsonl"])
+      }).pipe(Effect.provide(layer)),
+    60_000
+  )
 
-  it.live("the catalog and continueRecent pass it over and use the real session beside it", () =>
-    Effect.gen(function*() {
-      const dir = tempDir()
-      const real = path.join(dir, "2026-05-01T09-00-00-000Z_real.jsonl")
-      fs.writeFileSync(real, headerLine("real") + "\n")
-      fs.utimesSync(real, new Date("2026-01-01"), new Date("2026-01-01"))
-      fifo(dir, "2026-06-01T09-00-00-000Z_pipe.jsonl")
-      fs.mkdirSync(path.join(dir, "2026-07-01T09-00-00-000Z_folder.jsonl"))
-      expect((yield* SessionCatalog.list("/work/project", dir)).map((info) => info.id)).toEqual(["real"])
-      expect(yield* SessionCatalog.findMostRecent(dir)).toEqual(Option.some(real))
-      const session = yield* SessionManager.continueRecent("/work/project", dir)
-      expect(session.getSessionId()).toBe("real")
-    }).pipe(Effect.provide(layer)), 60_000)
+  it.live(
+    "the catalog and continueRecent pass it over and use the real session beside it",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir()
+        const real = path.join(dir, "2026-05-01T09-00-00-000Z_real.jsonl")
+        fs.writeFileSync(real, headerLine("real") + "\n")
+        fs.utimesSync(real, new Date("2026-01-01"), new Date("2026-01-01"))
+        fifo(dir, "2026-06-01T09-00-00-000Z_pipe.jsonl")
+        fs.mkdirSync(path.join(dir, "2026-07-01T09-00-00-000Z_folder.jsonl"))
+        expect((yield* SessionCatalog.list("/work/project", dir)).map((info) => info.id)).toEqual(["real"])
+        expect(yield* SessionCatalog.findMostRecent(dir)).toEqual(Option.some(real))
+        const session = yield* SessionManager.continueRecent("/work/project", dir)
+        expect(session.getSessionId()).toBe("real")
+      }).pipe(Effect.provide(layer)),
+    60_000
+  )
 
   it.live("a symlink to a FIFO is refused; a symlink to a regular file is read", () =>
     Effect.gen(function*() {
@@ -119,22 +127,30 @@ describe.skipIf(!hasMkfifo)("a FIFO where a session file belongs (real files)", 
 })
 
 describe("other files that are not regular files", () => {
-  it.live("a folder says it is a folder (real files), and open does not start a session in its place", () =>
-    Effect.gen(function*() {
-      const dir = tempDir()
-      const folder = path.join(dir, "folder.jsonl")
-      fs.mkdirSync(folder)
-      const error = yield* refused(SessionManager.open(folder), "directory")
-      expect(error.message).toBe(`read: is a directory: ${folder}`)
-      yield* refused(SessionManager.open(folder, undefined, undefined, { readOnly: true }), "directory")
-      yield* refused(SessionManager.forkFrom(folder, "/work/project", path.join(dir, "forks")), "directory")
-      expect(fs.readdirSync(folder)).toEqual([])
-    }).pipe(Effect.provide(layer)), 60_000)
+  it.live(
+    "a folder says it is a folder (real files), and open does not start a session in its place",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir()
+        const folder = path.join(dir, "folder.jsonl")
+        fs.mkdirSync(folder)
+        const error = yield* refused(SessionManager.open(folder), "directory")
+        expect(error.message).toBe(`read: is a directory: ${folder}`)
+        yield* refused(SessionManager.open(folder, undefined, undefined, { readOnly: true }), "directory")
+        yield* refused(SessionManager.forkFrom(folder, "/work/project", path.join(dir, "forks")), "directory")
+        expect(fs.readdirSync(folder)).toEqual([])
+      }).pipe(Effect.provide(layer)),
+    60_000
+  )
 
-  it.live.skipIf(!fs.existsSync("/dev/null"))("a character device (/dev/null) is refused, not read as an empty file", () =>
-    Effect.gen(function*() {
-      yield* refused(SessionManager.open("/dev/null", undefined, undefined, { readOnly: true }), "character device")
-    }).pipe(Effect.provide(layer)), 60_000)
+  it.live.skipIf(!fs.existsSync("/dev/null"))(
+    "a character device (/dev/null) is refused, not read as an empty file",
+    () =>
+      Effect.gen(function*() {
+        yield* refused(SessionManager.open("/dev/null", undefined, undefined, { readOnly: true }), "character device")
+      }).pipe(Effect.provide(layer)),
+    60_000
+  )
 
   it.live("a folder in the in-memory volume says the same", () => {
     const { dir, layer } = memoryHarness.make()

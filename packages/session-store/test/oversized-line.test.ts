@@ -4,6 +4,7 @@
  * decoded, it is reported with its line, offset and length, the rest of the file opens with the
  * tree linked through it, and a rewrite (migration on a writable open) copies its bytes.
  */
+import { SessionState } from "@branchlog/session-core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -90,7 +91,14 @@ describe("lines longer than the line ceiling (real files, ceiling 1 KiB)", () =>
         [5, 3, false, true],
         [6, 3000, true, false]
       ])
-      expect(seen.map((l) => l.offset)).toEqual([0, 6, 6 + CEILING + 1, 6 + 2 * CEILING + 3, 2 * CEILING + 5010, 2 * CEILING + 5014])
+      expect(seen.map((l) => l.offset)).toEqual([
+        0,
+        6,
+        6 + CEILING + 1,
+        6 + 2 * CEILING + 3,
+        2 * CEILING + 5010,
+        2 * CEILING + 5014
+      ])
       expect(seen[1]!.text).toBe(at)
       expect(seen[2]!.text).toBe("")
       expect(Buffer.from(seen[3]!.oversized!.head).toString()).toBe("c".repeat(CEILING))
@@ -111,14 +119,21 @@ describe("lines longer than the line ceiling (real files, ceiling 1 KiB)", () =>
       expect(session.getLeafId()).toBe("a0000003")
       expect(session.getBranch().map((e) => e.id)).toEqual(["a0000001", "a0000003"])
       expect(session.buildSessionContext().messages.map((m) => m.role)).toEqual(["user", "user"])
-      const row = session.getState().others.map((o) => o.row).find(OversizedLine.is)!
-      expect(row.value).toEqual({ type: OversizedLine.TYPE, originalType: "message", id: "a0000002", parentId: "a0000001" })
+      const row = SessionState.rows(session.getState()).find(OversizedLine.is)!
+      expect(row.value).toEqual({
+        type: OversizedLine.TYPE,
+        originalType: "message",
+        id: "a0000002",
+        parentId: "a0000001"
+      })
       expect(() => row.raw).toThrow(OversizedLine.OversizedLineError)
       // the catalog reads it too
       const [info] = yield* SessionCatalog.list("/work/project", path.dirname(file))
       expect(info!.messageCount).toBe(2)
       // a fork cannot write it as text: refused with its line and offset, nothing written
-      const error = yield* Effect.flip(SessionManager.forkFrom(file, "/work/project", path.join(path.dirname(file), "f")))
+      const error = yield* Effect.flip(
+        SessionManager.forkFrom(file, "/work/project", path.join(path.dirname(file), "f"))
+      )
       expect(error).toMatchObject({ _tag: "InvalidSessionFileError", line: 3, offset })
       expect(fs.existsSync(path.join(path.dirname(file), "f"))).toBe(false)
     }).pipe(Effect.provide(layer)))
@@ -145,7 +160,7 @@ describe("lines longer than the line ceiling (real files, ceiling 1 KiB)", () =>
       const file = path.join(tempDir(), "s.jsonl")
       const { big, offset } = writeSession(file)
       const session = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false })
-      const row = session.getState().others.map((o) => o.row).find(OversizedLine.is)!
+      const row = SessionState.rows(session.getState()).find(OversizedLine.is)!
       const copied = Buffer.concat(Chunk.toArray(yield* Stream.runCollect(OversizedLine.bytes(files, row))))
       expect(copied.toString()).toBe(big + "\n")
       const bytes = fs.readFileSync(file)

@@ -93,37 +93,41 @@ describe("SessionFiles", () => {
 describe("side files left beside a session (real files)", () => {
   const layer = SessionStore.layerNode as Layer.Layer<SessionManager.Requirements>
 
-  it.live("real backups of every label, a leftover temporary file and locks are never taken for sessions", () =>
-    Effect.gen(function*() {
-      const files = yield* TranscriptFile.TranscriptFile
-      const dir = tempDir()
-      const file = path.join(dir, session)
-      fs.writeFileSync(file, headerLine("the-session") + "\n" + "{torn")
-      fs.utimesSync(file, new Date("2026-01-01"), new Date("2026-01-01"))
-      const made: Array<string> = []
-      for (const label of ["backup", "corrupt", "reset", "repair"]) made.push(yield* files.backup(file, { label }))
-      // what a rewrite killed half-way leaves: its temporary file (here: a rewrite whose stream fails)
-      yield* files.rewrite(file, Stream.concat(Stream.make(headerLine("half") + "\n"), Stream.fail("killed"))).pipe(
-        Effect.flip
-      )
-      const temp = SessionFiles.temporaryName(session, process.pid, 999, "0a1b2c3d")
-      fs.writeFileSync(path.join(dir, temp), headerLine("half") + "\n")
-      fs.writeFileSync(path.join(dir, SessionFiles.lockName(session)), "{}")
-      fs.writeFileSync(path.join(dir, SessionFiles.removedLinesName(session, millis)), "{torn\n")
-      // every side file is newer than the session
-      const listed = fs.readdirSync(dir)
-      expect(listed.length).toBe(8)
-      for (const name of listed.filter((n) => n !== session)) {
-        expect(SessionFiles.sideFile(name), name).toBeDefined()
-        fs.utimesSync(path.join(dir, name), new Date("2026-06-01"), new Date("2026-06-01"))
-      }
-      expect((yield* SessionCatalog.list("/work/project", dir)).map((info) => info.path)).toEqual([file])
-      expect(yield* SessionCatalog.findMostRecent(dir)).toEqual(Option.some(file))
-      const resumed = yield* SessionManager.continueRecent("/work/project", dir, {})
-      expect(resumed.getSessionFile()).toBe(file)
-      expect(resumed.getSessionId()).toBe("the-session")
-      expect(made.every((backup) => fs.existsSync(backup))).toBe(true)
-    }).pipe(Effect.provide(layer)), 60_000)
+  it.live(
+    "real backups of every label, a leftover temporary file and locks are never taken for sessions",
+    () =>
+      Effect.gen(function*() {
+        const files = yield* TranscriptFile.TranscriptFile
+        const dir = tempDir()
+        const file = path.join(dir, session)
+        fs.writeFileSync(file, headerLine("the-session") + "\n" + "{torn")
+        fs.utimesSync(file, new Date("2026-01-01"), new Date("2026-01-01"))
+        const made: Array<string> = []
+        for (const label of ["backup", "corrupt", "reset", "repair"]) made.push(yield* files.backup(file, { label }))
+        // what a rewrite killed half-way leaves: its temporary file (here: a rewrite whose stream fails)
+        yield* files.rewrite(file, Stream.concat(Stream.make(headerLine("half") + "\n"), Stream.fail("killed"))).pipe(
+          Effect.flip
+        )
+        const temp = SessionFiles.temporaryName(session, process.pid, 999, "0a1b2c3d")
+        fs.writeFileSync(path.join(dir, temp), headerLine("half") + "\n")
+        fs.writeFileSync(path.join(dir, SessionFiles.lockName(session)), "{}")
+        fs.writeFileSync(path.join(dir, SessionFiles.removedLinesName(session, millis)), "{torn\n")
+        // every side file is newer than the session
+        const listed = fs.readdirSync(dir)
+        expect(listed.length).toBe(8)
+        for (const name of listed.filter((n) => n !== session)) {
+          expect(SessionFiles.sideFile(name), name).toBeDefined()
+          fs.utimesSync(path.join(dir, name), new Date("2026-06-01"), new Date("2026-06-01"))
+        }
+        expect((yield* SessionCatalog.list("/work/project", dir)).map((info) => info.path)).toEqual([file])
+        expect(yield* SessionCatalog.findMostRecent(dir)).toEqual(Option.some(file))
+        const resumed = yield* SessionManager.continueRecent("/work/project", dir, {})
+        expect(resumed.getSessionFile()).toBe(file)
+        expect(resumed.getSessionId()).toBe("the-session")
+        expect(made.every((backup) => fs.existsSync(backup))).toBe(true)
+      }).pipe(Effect.provide(layer)),
+    60_000
+  )
 
   it.live("a backup label that is not a lower-case word is refused (its name would not be recognised)", () =>
     Effect.gen(function*() {

@@ -205,8 +205,11 @@ export const make = (
       Stream.runCollect(file.lines(target)).pipe(
         Effect.map((lines) => Option.some(Doc.joinLines(Chunk.toReadonlyArray(lines)))),
         Effect.catchTag("FileNotFoundError", () => Effect.succeedNone),
-        Effect.catchTag("NotRegularFileError", (e) =>
-          Effect.fail(new StoreError.FileSystemError({ path: e.path, operation: e.operation, detail: e.message })))
+        Effect.catchTag(
+          "NotRegularFileError",
+          (e) =>
+            Effect.fail(new StoreError.FileSystemError({ path: e.path, operation: e.operation, detail: e.message }))
+        )
       )
 
     const keepAside = (target: string) =>

@@ -99,10 +99,11 @@ const splitChunk = (
     const offset = state.position + start - lineLength
     const length = lineLength + newline - start
     if (length > max) {
+      const segment = buffer.subarray(start, Math.min(newline, start + headBytes))
+      // Buffer.concat with a total length copies only that many bytes
       const head = lineLength === 0
-        ? buffer.subarray(start, Math.min(newline, start + headBytes))
-        : Buffer.concat([...pending, buffer.subarray(start, Math.min(newline, start + headBytes))])
-          .subarray(0, headBytes)
+        ? segment
+        : Buffer.concat([...pending, segment], Math.min(headBytes, pendingLength + segment.length))
       out.push(oversizedLine(head, line, offset, length, true))
     } else if (lineLength === 0) {
       out.push({ text: buffer.toString("utf8", start, newline), line, offset, byteLength: length, terminated: true })
@@ -126,8 +127,9 @@ const splitChunk = (
       pendingLength += rest
     } else if (pendingLength < headBytes || pendingLength > headBytes) {
       // past the ceiling only the head is held
-      const head = Buffer.concat([...pending, buffer.subarray(start, start + headBytes)]).subarray(0, headBytes)
-      pending = [Buffer.from(head)]
+      const segment = buffer.subarray(start, start + headBytes)
+      const head = Buffer.concat([...pending, segment], Math.min(headBytes, pendingLength + segment.length))
+      pending = [head]
       pendingLength = head.length
     }
   }
