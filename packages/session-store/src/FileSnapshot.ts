@@ -16,7 +16,7 @@ import { FileBackend } from "./internal/backend.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
-import type { FileSystemError } from "./StoreError.js"
+import type { FileSystemError, NotRegularFileError } from "./StoreError.js"
 
 /** How many bytes before the snapshot's end are hashed by default. */
 export const DEFAULT_TAIL_BYTES = 4096
@@ -59,10 +59,16 @@ export interface CaptureOptions {
 
 /** The service. */
 export interface FileSnapshotShape {
-  /** Fingerprints a file (`None` if it does not exist); with `upTo`, as of that size (the end of what was read). */
-  readonly capture: (path: string, options?: CaptureOptions) => Effect.Effect<Option.Option<Snapshot>, FileSystemError>
+  /**
+   * Fingerprints a file (`None` if it does not exist); with `upTo`, as of that size (the end of
+   * what was read). A folder, a FIFO or a device fails with `NotRegularFileError`, unopened.
+   */
+  readonly capture: (
+    path: string,
+    options?: CaptureOptions
+  ) => Effect.Effect<Option.Option<Snapshot>, FileSystemError | NotRegularFileError>
   /** Compares the file at `path` now with a snapshot taken of it earlier. */
-  readonly classify: (path: string, snapshot: Snapshot) => Effect.Effect<Change, FileSystemError>
+  readonly classify: (path: string, snapshot: Snapshot) => Effect.Effect<Change, FileSystemError | NotRegularFileError>
 }
 
 /** The FileSnapshot service tag. */
@@ -95,7 +101,7 @@ export const make: Effect.Effect<FileSnapshotShape, never, FileBackend> = Effect
     )
   }
 
-  const classify = (path: string, snapshot: Snapshot): Effect.Effect<Change, FileSystemError> =>
+  const classify = (path: string, snapshot: Snapshot): Effect.Effect<Change, FileSystemError | NotRegularFileError> =>
     Effect.gen(function*() {
       const abs = backend.resolve(path)
       const current = yield* backend.stat(abs)

@@ -2,17 +2,19 @@
  * Finding sessions on disk (spec §6): the default folders under branchlog's agent folder
  * (`BRANCHLOG_AGENT_DIR`, default `~/.branchlog/agent`; pi's `~/.pi/agent` on request),
  * `list` / `listAll` with the `SessionInfo` of each file (newest first), and `findMostRecent`.
- * Every file is read line by line in chunks, at most 8 at a time; backups and temporary files are
- * skipped.
+ * Every file is read line by line in chunks, at most 8 at a time; what is a session file and what
+ * is a side file (backups, temporary files, locks) is decided by `SessionFiles.isSessionFile`.
  *
  * @since 0.1.0
  */
-import { Line } from "@branchlog/session-core"
+import type { Line } from "@branchlog/session-core"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import * as OversizedLine from "./OversizedLine.js"
+import * as SessionFiles from "./SessionFiles.js"
 import type { FileSystemError } from "./StoreError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
 
@@ -76,10 +78,8 @@ export const defaultSessionDir = (cwd: string, agent?: string): Effect.Effect<st
     (dir) => nodePath.join(dir, "sessions", encodeCwd(cwd))
   )
 
-/** `true` for a session file name (not a backup, a lock, or a temporary file). */
-export const isSessionFileName = (name: string): boolean =>
-  name.endsWith(".jsonl") && !name.startsWith(".") && !/\.(corrupt|backup|reset|bak)-/.test(name) &&
-  !name.includes(".tmp")
+/** `true` for a session file name (not a backup, a lock, or a temporary file): {@link SessionFiles.isSessionFile}. */
+export const isSessionFileName = (name: string): boolean => SessionFiles.isSessionFile(name)
 
 /** How much of the messages' text `allMessagesText` keeps (64 Mi characters). */
 export const MAX_ALL_MESSAGES_TEXT = 64 * 1024 * 1024
@@ -115,7 +115,7 @@ export const readInfo = (
     yield* files.forEachChunk(path, (chunk) => {
       for (const l of chunk) {
         if (invalid) return false
-        const parsed = Line.parse(l.text, l.line, l.offset)
+        const parsed = OversizedLine.parse(l, path)
         if (parsed._tag === "Blank" || parsed._tag === "Corrupt") continue
         if (header === undefined) {
           if (parsed._tag !== "Header") invalid = true
@@ -178,7 +178,7 @@ const sessionFiles = (dir: string) =>
     (files) =>
       Effect.map(files.list(dir), (entries) =>
         entries.filter((e) =>
-          e.isFile && isSessionFileName(e.name)
+          e.isFile && SessionFiles.isSessionFile(e.name)
         ).map((e) => ({ path: nodePath.join(files.resolve(dir), e.name), mtimeMs: e.mtimeMs, size: e.size })))
   )
 
@@ -236,7 +236,7 @@ export const findMostRecent = (dir: string): Effect.Effect<Option.Option<string>
       let first: Line.ParsedLine | undefined
       yield* files.forEachChunk(file.path, (chunk) => {
         for (const l of chunk) {
-          const parsed = Line.parse(l.text, l.line, l.offset)
+          const parsed = OversizedLine.parse(l, file.path)
           if (parsed._tag === "Blank" || parsed._tag === "Corrupt") continue
           first = parsed
           return false

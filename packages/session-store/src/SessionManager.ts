@@ -34,6 +34,7 @@ import type { OpenError as LoadOpenError } from "./internal/manager/load.js"
 import { newHeader, openInto, replaceHeader, startNew } from "./internal/manager/load.js"
 import * as Persist from "./internal/manager/persist.js"
 import * as Rewrites from "./internal/manager/rewrites.js"
+import * as OversizedLine from "./OversizedLine.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import { EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
@@ -55,7 +56,10 @@ export interface OpenOptions extends ManagerOptions {
 /** Errors of a write. */
 export type WriteError = Persist.WriteError
 
-/** Errors of opening a file (a writable open that migrates or recovers the file takes the lock). */
+/**
+ * Errors of opening a file (a writable open that migrates or recovers the file takes the lock; a
+ * folder, a FIFO or a device given as the file: `NotRegularFileError`).
+ */
 export type OpenError = LoadOpenError
 
 /** The services the factories need. */
@@ -353,6 +357,15 @@ export const forkFrom = (
     const rows = SessionState.rows(source.getState()).filter((row) =>
       row._tag === "Entry" || row._tag === "LeafControl" || row._tag === "Opaque"
     )
+    const oversized = rows.find(OversizedLine.is)
+    if (oversized !== undefined) {
+      return yield* new InvalidSessionFileError({
+        path: sourcePath,
+        reason: `Cannot fork: a line of ${oversized.byteLength} bytes is longer than the line ceiling`,
+        line: oversized.line,
+        offset: oversized.offset
+      })
+    }
     const text = [
       JSON.stringify(header),
       ...rows.map((row) =>

@@ -33,6 +33,30 @@ export class FileSystemError extends Schema.TaggedError<FileSystemError>()("File
   }
 }
 
+/** What a path that is not a regular file is: a folder, a FIFO, a socket, a device. */
+export const NotRegularFileKind = Schema.Literal(
+  "directory",
+  "fifo",
+  "socket",
+  "character device",
+  "block device",
+  "other"
+)
+
+/** A path that had to be read as a file is a folder, a FIFO, a socket or a device: refused without being opened. */
+export class NotRegularFileError extends Schema.TaggedError<NotRegularFileError>()("NotRegularFileError", {
+  path: Schema.String,
+  operation: Schema.String,
+  kind: NotRegularFileKind
+}) {
+  /** `open: is a directory: <path>`, `open: not a regular file (a fifo): <path>`. */
+  override get message(): string {
+    return this.kind === "directory"
+      ? `${this.operation}: is a directory: ${this.path}`
+      : `${this.operation}: not a regular file (a ${this.kind}): ${this.path}`
+  }
+}
+
 /** The transcript's lock could not be taken in time; names who holds it and for how long. */
 export class LockTimeoutError extends Schema.TaggedError<LockTimeoutError>()("LockTimeoutError", {
   path: Schema.String,
@@ -85,4 +109,9 @@ export class LockUnusableError extends Schema.TaggedError<LockUnusableError>()("
 }
 
 /** Any error of the file-level services. */
-export type StoreError = FileNotFoundError | FileSystemError | LockTimeoutError | LockUnusableError
+export type StoreError =
+  | FileNotFoundError
+  | FileSystemError
+  | NotRegularFileError
+  | LockTimeoutError
+  | LockUnusableError

@@ -4,8 +4,10 @@
  *
  * @since 0.1.0
  */
+import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
@@ -17,7 +19,8 @@ import * as RawLines from "./internal/rawLines.js"
 import * as Rewrite from "./internal/rewrite.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
-import { FileNotFoundError, FileSystemError } from "./StoreError.js"
+import * as SessionFiles from "./SessionFiles.js"
+import { FileNotFoundError, FileSystemError, type NotRegularFileError } from "./StoreError.js"
 
 /** One line of a file: text, 1-based number, byte offset, byte length, and whether it ends with `\n`. */
 export type Line = Lines.Line
@@ -78,7 +81,7 @@ export interface ReplaceOptions {
 /** What `replace` did: the file written (a symlink's target) and the backup of the old bytes, if any. */
 export type ReplaceResult = Rewrite.Replaced
 
-/** Options of a backup: the label in its name (default `"backup"`). */
+/** Options of a backup: the label in its name, a lower-case word (default `"backup"`). */
 export interface BackupOptions {
   readonly label?: string
 }
@@ -89,7 +92,10 @@ export type DirectoryEntry = DirEntry
 /** The service. */
 export interface TranscriptFileShape {
   /** The lines of a file, streamed in chunks; a final segment without `\n` has `terminated: false`. */
-  readonly lines: (path: string, options?: ReadOptions) => Stream.Stream<Line, FileNotFoundError | FileSystemError>
+  readonly lines: (
+    path: string,
+    options?: ReadOptions
+  ) => Stream.Stream<Line, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
    * The same lines as `lines`, handed to `onLines` one read (1 MiB by default) at a time,
    * synchronously, until the end of file or until `onLines` returns `false`. No stream: for
@@ -99,13 +105,22 @@ export interface TranscriptFileShape {
     path: string,
     onLines: (lines: ReadonlyArray<Line>) => boolean | void,
     options?: ReadOptions
-  ) => Effect.Effect<void, FileNotFoundError | FileSystemError>
+  ) => Effect.Effect<void, FileNotFoundError | FileSystemError | NotRegularFileError>
+  /**
+   * The bytes `[offset, offset + length)` of a file, streamed in reads of 1 MiB (an oversized
+   * line's bytes, copied into a rewrite); fewer when the file ends first.
+   */
+  readonly bytes: (
+    path: string,
+    offset: number,
+    length: number
+  ) => Stream.Stream<Uint8Array, FileNotFoundError | FileSystemError | NotRegularFileError>
   /** The lines from `offset` (a line boundary) to the end of file: the tail-only re-read. */
   readonly readFrom: (
     path: string,
     offset: number,
     options?: { readonly firstLine?: number }
-  ) => Effect.Effect<TailRead, FileNotFoundError | FileSystemError>
+  ) => Effect.Effect<TailRead, FileNotFoundError | FileSystemError | NotRegularFileError>
   /** Appends whole lines (no `\n` inside) in ONE write, prefixing `\n` if the file does not end with one. */
   readonly append: (
     path: string,
@@ -121,7 +136,7 @@ export interface TranscriptFileShape {
   readonly rawLines: (
     path: string,
     options?: RawReadOptions
-  ) => Stream.Stream<RawLine, FileNotFoundError | FileSystemError>
+  ) => Stream.Stream<RawLine, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
    * The one destructive rewrite (callers hold the transcript lock): the new bytes go to a temporary
    * file beside the file `path` names (a symlink's target; the link stays a link) with the
@@ -163,13 +178,39 @@ export class TranscriptFile extends Context.Tag("@branchlog/session-store/Transc
 
 const encoder = new TextEncoder()
 
+/**
+ * Options of the service: the ceiling of a line (default `$BRANCHLOG_MAX_LINE_BYTES`, else
+ * {@link DEFAULT_MAX_LINE_BYTES}; never above it).
+ */
+export interface TranscriptFileOptions {
+  /** Lines longer than this many bytes are not decoded: they are given as `oversized` lines. */
+  readonly maxLineBytes?: number
+}
+
+/** The ceiling from `$BRANCHLOG_MAX_LINE_BYTES` (a positive integer), if set. */
+const configuredCeiling: Effect.Effect<number | undefined> = Config.integer("BRANCHLOG_MAX_LINE_BYTES").pipe(
+  Config.validate({ message: "a positive number of bytes", validation: (n) => n > 0 }),
+  Config.option,
+  Effect.map(Option.getOrUndefined),
+  Effect.orElseSucceed(() => undefined)
+)
+
+/** The default ceiling of a line: the longest string V8 can build (about 512 MiB). */
+export const DEFAULT_MAX_LINE_BYTES: number = Lines.DEFAULT_MAX_LINE_BYTES
+
+/** The ceiling `makeWith` gives `make` (`undefined`: from the environment, else the default). */
+const currentMaxLineBytes = FiberRef.unsafeMake<number | undefined>(undefined)
+
 /** Builds the service over the primitive backend in context. */
 export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effect.gen(function*() {
   const backend = yield* FileBackend
   let total = 0
+  const ceiling = (yield* FiberRef.get(currentMaxLineBytes)) ?? (yield* configuredCeiling)
+  const withCeiling = (options: ReadOptions): ReadOptions =>
+    options.maxLineBytes !== undefined || ceiling === undefined ? options : { ...options, maxLineBytes: ceiling }
 
   const lines = (path: string, options: ReadOptions = {}) =>
-    Lines.lines(backend, backend.resolve(path), options, (n) => {
+    Lines.lines(backend, backend.resolve(path), withCeiling(options), (n) => {
       total += n
     })
 
@@ -178,9 +219,14 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
     onLines: (lines: ReadonlyArray<Line>) => boolean | void,
     options: ReadOptions = {}
   ) =>
-    Lines.forEachChunk(backend, backend.resolve(path), options, (n) => {
+    Lines.forEachChunk(backend, backend.resolve(path), withCeiling(options), (n) => {
       total += n
     }, onLines)
+
+  const bytes = (path: string, offset: number, length: number) =>
+    Lines.bytes(backend, backend.resolve(path), offset, length, (n) => {
+      total += n
+    })
 
   const readFrom = (path: string, offset: number, options: { readonly firstLine?: number } = {}) => {
     let bytesRead = 0
@@ -189,7 +235,7 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       fromOffset: offset,
       ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine })
     }
-    return Lines.forEachChunk(backend, backend.resolve(path), readOptions, (n) => {
+    return Lines.forEachChunk(backend, backend.resolve(path), withCeiling(readOptions), (n) => {
       total += n
       bytesRead += n
     }, (lines) => {
@@ -277,15 +323,20 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
   const backup = (path: string, options: BackupOptions = {}) =>
     Effect.gen(function*() {
       const abs = backend.canonical(backend.resolve(path))
+      const label = options.label ?? "backup"
+      if (!SessionFiles.BACKUP_LABEL.test(label)) {
+        return yield* new FileSystemError({ path: abs, operation: "backup", detail: `invalid backup label: ${label}` })
+      }
       const stat = yield* backend.stat(abs)
       if (Option.isNone(stat)) return yield* new FileNotFoundError({ path: abs, operation: "backup" })
-      const made = yield* Rewrite.backupOf(backend, abs, options.label ?? "backup", stat.value, false)
+      const made = yield* Rewrite.backupOf(backend, abs, label, stat.value, false)
       return made.path
     })
 
   return {
     lines,
     forEachChunk,
+    bytes,
     readFrom,
     append,
     openAppend,
@@ -300,10 +351,18 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
   } satisfies TranscriptFileShape
 })
 
+/** Builds the service over the primitive backend in context, with options. */
+export const makeWith = (options: TranscriptFileOptions = {}): Effect.Effect<TranscriptFileShape, never, FileBackend> =>
+  Effect.locally(make, currentMaxLineBytes, options.maxLineBytes)
+
 /** The Node layer (node:fs). */
 export const layer: Layer.Layer<TranscriptFile> = Layer.effect(TranscriptFile, make).pipe(
   Layer.provide(NodeBackend.layer)
 )
+
+/** The Node layer with options (a lower line ceiling). */
+export const layerWith = (options: TranscriptFileOptions): Layer.Layer<TranscriptFile> =>
+  Layer.effect(TranscriptFile, makeWith(options)).pipe(Layer.provide(NodeBackend.layer))
 
 /** The in-memory layer over the `MemoryFileSystem` in context. */
 export const layerMemory: Layer.Layer<TranscriptFile, never, MemoryFileSystem> = Layer.effect(TranscriptFile, make)

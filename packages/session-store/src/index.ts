@@ -33,6 +33,12 @@ export * as SessionManager from "./SessionManager.js"
 /** Finding sessions on disk: default folders, list, listAll, findMostRecent. */
 export * as SessionCatalog from "./SessionCatalog.js"
 
+/** The one rule of what is a session file and what is a side file (backups, temporaries, locks, indexes). */
+export * as SessionFiles from "./SessionFiles.js"
+
+/** Lines longer than the line ceiling: opaque rows that keep where their bytes are. */
+export * as OversizedLine from "./OversizedLine.js"
+
 /** spec §12's preparation of a manager for an agent run. */
 export * as PrepareForRun from "./PrepareForRun.js"
 

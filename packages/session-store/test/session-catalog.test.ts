@@ -59,8 +59,9 @@ describe("SessionCatalog paths", () => {
     expect(SessionCatalog.isSessionFileName("2026-03-15T22-40-18-123Z_0199.jsonl")).toBe(true)
     for (
       const name of [
-        "a.jsonl.corrupt-2026-x-1234abcd.jsonl",
-        "a.jsonl.backup-2026-x-1234abcd.jsonl",
+        "a.jsonl.corrupt-2026-03-15T22-40-18-123Z-1234abcd.jsonl",
+        "a.jsonl.backup-2026-03-15T22-40-18-123Z-1234abcd.jsonl",
+        "a.jsonl.repair-2026-03-15T22-40-18-123Z-1234abcd.jsonl",
         ".a.jsonl.1.2.ab.tmp",
         "a.jsonl.lock",
         "notes.txt"

@@ -205,7 +205,12 @@ export const make = (
     const textOf = (target: string): Effect.Effect<Option.Option<Doc.FileText>, StoreError.FileSystemError> =>
       Stream.runCollect(file.lines(target)).pipe(
         Effect.map((lines) => Option.some(Doc.joinLines(Chunk.toReadonlyArray(lines)))),
-        Effect.catchTag("FileNotFoundError", () => Effect.succeedNone)
+        Effect.catchTag("FileNotFoundError", () => Effect.succeedNone),
+        Effect.catchTag(
+          "NotRegularFileError",
+          (e) =>
+            Effect.fail(new StoreError.FileSystemError({ path: e.path, operation: e.operation, detail: e.message }))
+        )
       )
 
     const keepAside = (target: string) =>

@@ -1,6 +1,6 @@
 /** `fsck`, `repair` and `migrate`: what is wrong with session files, and fixing what can be fixed without losing data. */
 import { Diagnostics, Entry, Line } from "@branchlog/session-core"
-import { SessionCatalog, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
+import { OversizedLine, SessionFiles, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -54,6 +54,19 @@ export const findings = (found: Scan): Array<Finding> => {
       message: "the file does not end with a newline"
     })
   }
+  for (const line of found.lines) {
+    if (!OversizedLine.is(line)) continue
+    out.push({
+      file: found.path,
+      severity: "warning",
+      kind: "OversizedLine",
+      line: line.line,
+      offset: line.offset,
+      message: `a line of ${line.byteLength} bytes is longer than the line ceiling: kept byte for byte, not read${
+        line.value.id === undefined ? "" : ` (id ${line.value.id})`
+      }`
+    })
+  }
   if (found.version !== undefined && found.version < Entry.CURRENT_SESSION_VERSION) {
     out.push({
       file: found.path,
@@ -65,7 +78,10 @@ export const findings = (found: Scan): Array<Finding> => {
   return out
 }
 
-/** The session files named: files as they are, folders by their `*.jsonl` files (recursively). */
+/**
+ * The session files named: files as they are, folders by their session files (recursively), as
+ * `SessionFiles.isSessionFile` tells them from backups, temporary files and other side files.
+ */
 export const expand = (inputs: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const files = yield* TranscriptFile.TranscriptFile
@@ -80,7 +96,7 @@ export const expand = (inputs: ReadonlyArray<string>) =>
       }
       for (const entry of [...(yield* files.list(path))].sort((a, b) => a.name.localeCompare(b.name))) {
         if (entry.isDirectory) pending.push(join(path, entry.name))
-        else if (entry.isFile && SessionCatalog.isSessionFileName(entry.name)) out.push(join(path, entry.name))
+        else if (entry.isFile && SessionFiles.isSessionFile(entry.name)) out.push(join(path, entry.name))
       }
     }
     return out
@@ -186,7 +202,7 @@ export const repair: CliCommand = Command.make(
             const here = files.resolve(file)
             let sidecar: string | undefined
             if (removed.length > 0) {
-              sidecar = `${replaced.path}.removed-${new Date().toISOString().replace(/[:.]/g, "-")}.txt`
+              sidecar = SessionFiles.removedLinesName(replaced.path, Date.now())
               yield* files.rewrite(sidecar, Stream.fromIterable(removed))
             }
             yield* Output.lines([

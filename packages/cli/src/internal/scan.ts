@@ -3,8 +3,9 @@
  * nothing recovered or migrated behind the caller's back (the store's open repairs in memory what
  * these commands must report).
  */
-import { Line, Migration, SessionState } from "@branchlog/session-core"
-import { TranscriptFile } from "@branchlog/session-store"
+import type { Line } from "@branchlog/session-core"
+import { Migration, SessionState } from "@branchlog/session-core"
+import { OversizedLine, TranscriptFile } from "@branchlog/session-store"
 import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import { requireFile } from "./session.js"
@@ -12,7 +13,7 @@ import { requireFile } from "./session.js"
 /** What a scan found. */
 export interface Scan {
   readonly path: string
-  /** Every line as parsed, in file order (blank lines included). */
+  /** Every line as parsed, in file order (blank lines included; a line over the ceiling as an `OversizedRow`). */
   readonly lines: ReadonlyArray<Line.ParsedLine>
   /** The state of the lines as they are (older versions migrated in memory, for the tree checks). */
   readonly state: SessionState.SessionState
@@ -40,7 +41,7 @@ export const scan = (path: string) =>
     yield* files.forEachChunk(path, (chunk) => {
       for (const line of chunk) {
         endsWithNewline = line.terminated
-        lines.push(Line.parse(line.text, line.line, line.offset))
+        lines.push(OversizedLine.parse(line, path, files))
       }
     })
     const migration = Migration.migrate(lines, mintId)

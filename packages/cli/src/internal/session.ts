@@ -7,11 +7,15 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { FileMissing, UsageError } from "../CliError.js"
 
-/** Fails with `FileMissing` unless the file exists. */
+/**
+ * Fails with `FileMissing` unless the file exists; a folder, a FIFO or a device fails with the
+ * store's `NotRegularFileError` ("is a directory", "not a regular file (a fifo)") without being
+ * opened, and any other failure to read it (permissions) as itself.
+ */
 export const requireFile = (path: string) =>
   Effect.gen(function*() {
     const snapshots = yield* FileSnapshot.FileSnapshot
-    const snapshot = yield* snapshots.capture(path).pipe(Effect.orElseSucceed(() => Option.none()))
+    const snapshot = yield* snapshots.capture(path)
     if (Option.isNone(snapshot)) return yield* new FileMissing({ path })
   })
 

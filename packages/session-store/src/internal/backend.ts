@@ -8,7 +8,7 @@ import type * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type { FileNotFoundError, FileSystemError } from "../StoreError.js"
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
 
 /** What the services need from a stat. */
 export interface StatInfo {
@@ -99,13 +99,22 @@ export interface Backend {
   readonly stat: (path: string) => Effect.Effect<Option.Option<StatInfo>, FileSystemError>
   /** The name itself (a symlink is not followed); `None` when nothing is there. */
   readonly lstat: (path: string) => Effect.Effect<Option.Option<LinkInfo>, FileSystemError>
-  /** Opens, fstats and reads `[max(0, end - length), end)` where `end` defaults to the size. */
+  /**
+   * Opens, fstats and reads `[max(0, end - length), end)` where `end` defaults to the size. Only a
+   * regular file (or a symlink to one) is opened: anything else fails with `NotRegularFileError`.
+   */
   readonly readTail: (
     path: string,
     length: number,
     end?: number
-  ) => Effect.Effect<{ readonly stat: StatInfo; readonly bytes: Uint8Array }, FileNotFoundError | FileSystemError>
-  readonly openRead: (path: string) => Effect.Effect<ReadHandle, FileNotFoundError | FileSystemError, Scope.Scope>
+  ) => Effect.Effect<
+    { readonly stat: StatInfo; readonly bytes: Uint8Array },
+    FileNotFoundError | FileSystemError | NotRegularFileError
+  >
+  /** Opens a regular file (or a symlink to one) for reads; anything else fails with `NotRegularFileError`, unopened. */
+  readonly openRead: (
+    path: string
+  ) => Effect.Effect<ReadHandle, FileNotFoundError | FileSystemError | NotRegularFileError, Scope.Scope>
   /** One write of `bytes` at the end (O_APPEND), prefixed by `\n` if the file does not end with one. */
   readonly append: (
     path: string,

@@ -4,7 +4,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as posix from "node:path/posix"
-import { FileNotFoundError, FileSystemError } from "../StoreError.js"
+import { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
 import type { Backend, LockRegistry, StatInfo } from "./backend.js"
 import { makeLockRegistry } from "./backend.js"
 import type { Inode, MemoryVolume } from "./memoryVolume.js"
@@ -23,6 +23,15 @@ const orNotFound = (path: string, operation: string) => (error: unknown): FileNo
   error instanceof VolumeError && error.code === "ENOENT"
     ? new FileNotFoundError({ path, operation })
     : fsError(path, operation, error)
+
+/** A folder is refused as a file to read, as on disk. */
+const readFailure = (path: string, operation: string) => (error: unknown) =>
+  error instanceof NotRegularFileError ? error : orNotFound(path, operation)(error)
+
+const requireFile = (volume: MemoryVolume, path: string, operation: string): Inode => {
+  if (volume.isDirectory(path)) throw new NotRegularFileError({ path, operation, kind: "directory" })
+  return volume.require(path, operation)
+}
 
 const toStat = (inode: Inode): StatInfo => ({
   dev: 1n,
@@ -68,17 +77,17 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
     readTail: (path, length, end) =>
       Effect.try({
         try: () => {
-          const inode = volume.require(path, "read")
+          const inode = requireFile(volume, path, "read")
           const stop = Math.min(end ?? inode.size, inode.size)
           const start = Math.max(0, stop - length)
           return { stat: toStat(inode), bytes: inode.data.slice(start, stop) }
         },
-        catch: orNotFound(path, "read")
+        catch: readFailure(path, "read")
       }),
     openRead: (path) =>
       Effect.try({
         try: () => {
-          const inode = volume.require(path, "open")
+          const inode = requireFile(volume, path, "open")
           return {
             read: (position: number, length: number) =>
               Effect.sync(() =>
@@ -86,7 +95,7 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
               )
           }
         },
-        catch: orNotFound(path, "open")
+        catch: readFailure(path, "open")
       }),
     append: (path, bytes, options) =>
       Effect.try({

@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import { FileNotFoundError, FileSystemError } from "../StoreError.js"
+import { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
 import type { AppendHandle, Backend, FileContent, LinkInfo, StatInfo, WriteHandle } from "./backend.js"
 import { FileBackend, hasCode, makeLockRegistry } from "./backend.js"
 import { bootTime, canonicalOf, CLOCK_TICKS, kindOf } from "./nodePaths.js"
@@ -33,6 +33,51 @@ const fsError = (path: string, operation: string, error: unknown, offset?: numbe
 
 const orNotFound = (path: string, operation: string) => (error: unknown): FileNotFoundError | FileSystemError =>
   hasCode(error, "ENOENT") ? new FileNotFoundError({ path, operation }) : fsError(path, operation, error)
+
+// ---- reads: only regular files are opened (a FIFO would block the open, and the whole process, forever) ----
+
+/** What a stat names when it is not a regular file (`undefined` for a regular file). */
+const notRegularKindOf = (st: fs.Stats | fs.BigIntStats): NotRegularFileError["kind"] | undefined =>
+  st.isFile()
+    ? undefined
+    : st.isDirectory()
+    ? "directory"
+    : st.isFIFO()
+    ? "fifo"
+    : st.isSocket()
+    ? "socket"
+    : st.isCharacterDevice()
+    ? "character device"
+    : st.isBlockDevice()
+    ? "block device"
+    : "other"
+
+const requireRegular = (path: string, operation: string, st: fs.Stats | fs.BigIntStats): void => {
+  const kind = notRegularKindOf(st)
+  if (kind !== undefined) throw new NotRegularFileError({ path, operation, kind })
+}
+
+const O_READ = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0)
+
+/**
+ * Opens a file for reading: a stat first (following symlinks), so that a FIFO, a device or a folder
+ * is refused without being opened; then a non-blocking open (a FIFO swapped in after the stat does
+ * not block it) and a check of what was opened. Throws a `NotRegularFileError` or the system error.
+ */
+const openForRead = (path: string, operation: string): number => {
+  requireRegular(path, operation, fs.statSync(path))
+  const fd = fs.openSync(path, O_READ)
+  try {
+    requireRegular(path, operation, fs.fstatSync(fd))
+  } catch (error) {
+    fs.closeSync(fd)
+    throw error
+  }
+  return fd
+}
+
+const readFailure = (path: string, operation: string) => (error: unknown) =>
+  error instanceof NotRegularFileError ? error : orNotFound(path, operation)(error)
 
 const toStat = (st: fs.BigIntStats): StatInfo => ({
   dev: st.dev,
@@ -221,7 +266,7 @@ export const nodeBackend: Backend = {
   readTail: (path, length, end) =>
     Effect.try({
       try: () => {
-        const fd = fs.openSync(path, "r")
+        const fd = openForRead(path, "read")
         try {
           const stat = toStat(fs.fstatSync(fd, { bigint: true }))
           const stop = Math.min(end ?? stat.size, stat.size)
@@ -231,14 +276,14 @@ export const nodeBackend: Backend = {
           fs.closeSync(fd)
         }
       },
-      catch: orNotFound(path, "read")
+      catch: readFailure(path, "read")
     }),
   openRead: (path) =>
     // synchronous positional reads: parsing what is read blocks the thread anyway, and a
     // thread-pool round trip per chunk costs more than the read itself (tail reads of a few KiB
     // took 25-130 ms through fs.promises on a loaded machine); fibers still interleave between chunks
     Effect.acquireRelease(
-      Effect.try({ try: () => fs.openSync(path, "r"), catch: orNotFound(path, "open") }),
+      Effect.try({ try: () => openForRead(path, "open"), catch: readFailure(path, "open") }),
       (fd) => Effect.sync(() => fs.closeSync(fd)).pipe(Effect.ignore)
     ).pipe(Effect.map((fd) => ({
       read: (position: number, length: number) =>

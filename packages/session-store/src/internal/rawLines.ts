@@ -7,7 +7,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { FileNotFoundError, FileSystemError } from "../StoreError.js"
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
 import type { Backend } from "./backend.js"
 
 /** One line as bytes. */
@@ -57,7 +57,7 @@ export const rawLines = (
   path: string,
   options: RawReadOptions,
   onRead: (bytes: number) => void
-): Stream.Stream<RawLine, FileNotFoundError | FileSystemError> =>
+): Stream.Stream<RawLine, FileNotFoundError | FileSystemError | NotRegularFileError> =>
   Stream.unwrapScoped(Effect.map(backend.openRead(path), (handle) => {
     const chunkSize = Math.max(1, options.chunkSize ?? 1024 * 1024)
     const initial: State = {

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Stream from "effect/Stream"
+import * as SessionFiles from "../SessionFiles.js"
 import { type FileNotFoundError, FileSystemError } from "../StoreError.js"
 import type { Backend, DirEntry, StatInfo } from "./backend.js"
 
@@ -33,11 +34,7 @@ const hex8 = Effect.map(Random.nextIntBetween(0, 0x7fffffff), (n) => n.toString(
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-/** The name of a backup of `base`: `<base>.<label>-<ISO stamp with - for : and .>-<8 hex>.jsonl`. */
-const backupPattern = (base: string) =>
-  new RegExp(`^${escape(base)}\\.[A-Za-z0-9_-]+-\\d{4}-\\d{2}-\\d{2}T\\d{2}-\\d{2}-\\d{2}-\\d{3}Z-[0-9a-f]{8}\\.jsonl$`)
-
-/** The name of a temporary file of `base`: `.<base>.<pid>.<n>.<8 hex>.tmp`. */
+/** A temporary file of `base` (`SessionFiles.temporaryName`), with its pid captured. */
 const tempPattern = (base: string) => new RegExp(`^\\.${escape(base)}\\.(\\d+)\\.\\d+\\.[0-9a-f]{8}\\.tmp$`)
 
 const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, "0")
@@ -73,9 +70,12 @@ export const backupOf = (
   Effect.gen(function*() {
     const dir = backend.dirname(target)
     const base = backend.basename(target)
-    const pattern = backupPattern(base)
+    const isBackup = (name: string) => {
+      const side = SessionFiles.sideFile(name)
+      return side?.kind === "backup" && side.of === base && side.label !== "bak"
+    }
     for (const entry of listed ?? (yield* backend.listDirectory(dir))) {
-      if (!entry.isFile || entry.size !== stat.size || !pattern.test(entry.name)) continue
+      if (!entry.isFile || entry.size !== stat.size || !isBackup(entry.name)) continue
       const candidate = backend.join(dir, entry.name)
       const info = yield* backend.stat(candidate)
       if (Option.isNone(info) || info.value.size !== stat.size) continue
@@ -84,9 +84,7 @@ export const backupOf = (
         return { path: candidate, made: false }
       }
     }
-    const now = yield* Clock.currentTimeMillis
-    const stamp = new Date(now).toISOString().replace(/[:.]/g, "-")
-    const path = `${target}.${label}-${stamp}-${yield* hex8}.jsonl`
+    const path = SessionFiles.backupName(target, label, yield* Clock.currentTimeMillis, yield* hex8)
     // a hard link keeps the original inode as the backup once the rename replaces the name: no copy
     yield* link
       ? backend.link(target, path).pipe(
@@ -145,7 +143,7 @@ export const replace = <E, R>(
       : yield* backend.listDirectory(dir).pipe(Effect.orElseSucceed((): ReadonlyArray<DirEntry> => []))
     if (existing === undefined) yield* backend.makeDirectory(dir)
     else yield* removeOrphanTemps(backend, dir, base, listed)
-    const temp = backend.join(dir, `.${base}.${backend.pid}.${tempCounter++}.${yield* hex8}.tmp`)
+    const temp = backend.join(dir, SessionFiles.temporaryName(base, backend.pid, tempCounter++, yield* hex8))
     const handle = yield* backend.createExclusive(temp)
     let backup: { readonly path: string; readonly made: boolean } | undefined
     let renamed = false

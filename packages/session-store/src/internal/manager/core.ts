@@ -36,10 +36,23 @@ export interface CorruptReport {
   readonly reason: string
 }
 
+/** One line longer than the line ceiling: where it is and how long. */
+export interface OversizedReport {
+  readonly line: number
+  readonly offset: number
+  readonly byteLength: number
+}
+
 /** What opening the file found. */
 export interface LoadReport {
   /** Lines that are not JSON objects (a torn tail among them), with line number and byte offset. */
   readonly corrupt: ReadonlyArray<CorruptReport>
+  /**
+   * Lines longer than the line ceiling (`TranscriptFile`'s `maxLineBytes`): never decoded, kept
+   * byte for byte on disk and in rewrites, opaque rows in the state (linked by the id and parent
+   * their first bytes show).
+   */
+  readonly oversized: ReadonlyArray<OversizedReport>
   /** The last line when the file did not end with `\n` (a crash mid-write); kept on disk. */
   readonly tornTail: CorruptReport | undefined
   /** The version the file declared when it was migrated on open. */
@@ -59,6 +72,7 @@ export interface LoadReport {
 /** An empty report. */
 export const emptyReport: LoadReport = {
   corrupt: [],
+  oversized: [],
   tornTail: undefined,
   migratedFrom: undefined,
   recoveredCorruptHeader: false,

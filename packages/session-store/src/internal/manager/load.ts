@@ -7,9 +7,15 @@
 import { Entry, Line, Migration, SessionState } from "@branchlog/session-core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
 import * as IdSource from "../../IdSource.js"
-import type { FileNotFoundError, FileSystemError, LockTimeoutError, LockUnusableError } from "../../StoreError.js"
+import * as OversizedLine from "../../OversizedLine.js"
+import type {
+  FileNotFoundError,
+  FileSystemError,
+  LockTimeoutError,
+  LockUnusableError,
+  NotRegularFileError
+} from "../../StoreError.js"
 import * as Cache from "./cache.js"
 import type { Core, LoadReport, OwnRow } from "./core.js"
 import { applyLine, emptyReport, isAssistant, isoTime, rowId, textOf } from "./core.js"
@@ -17,7 +23,12 @@ import type { Scan } from "./scan.js"
 import { scanFile } from "./scan.js"
 
 /** Errors of opening a file for writing (a migration or header recovery takes the lock). */
-export type OpenError = FileSystemError | FileNotFoundError | LockTimeoutError | LockUnusableError
+export type OpenError =
+  | FileSystemError
+  | FileNotFoundError
+  | NotRegularFileError
+  | LockTimeoutError
+  | LockUnusableError
 
 /** A fresh header for this manager's cwd (UUIDv7 id unless given, timestamp from `Clock`). */
 export const newHeader = (
@@ -109,6 +120,7 @@ const adopt = (core: Core, scan: {
 const reportOf = (scan: Scan, extra: Partial<LoadReport>): LoadReport => ({
   ...emptyReport,
   corrupt: scan.corrupt,
+  oversized: scan.oversized,
   tornTail: scan.tornTail,
   bytesRead: scan.bytesRead,
   ...extra
@@ -128,7 +140,11 @@ const fromCache = (core: Core, path: string) =>
         Effect.catchTag("FileNotFoundError", () => Effect.succeed(undefined))
       )
       const last = tail?.lines[tail.lines.length - 1]
-      if (tail === undefined || (last !== undefined && !last.terminated)) {
+      // an oversized line appended: a full read reports it
+      if (
+        tail === undefined || (last !== undefined && !last.terminated) ||
+        tail.lines.some((l) => l.oversized !== undefined)
+      ) {
         Cache.remove(files, key)
         return false
       }
@@ -159,7 +175,10 @@ const fromCache = (core: Core, path: string) =>
   })
 
 const rememberInCache = (core: Core, path: string, scan: Scan): void => {
-  if (scan.snapshot === undefined || scan.tornTail !== undefined || !Cache.fits(scan.snapshot.size)) return
+  if (
+    scan.snapshot === undefined || scan.tornTail !== undefined || scan.oversized.length > 0 ||
+    !Cache.fits(scan.snapshot.size)
+  ) return
   Cache.put(core.services.files, core.services.files.canonical(path), {
     state: SessionState.clone(scan.state),
     snapshot: scan.snapshot,
@@ -190,13 +209,8 @@ const recoverLines = (core: Core, scan: Scan) =>
     return { lines: migration.lines, recovered, migratedFrom: migration.changed ? migration.fromVersion : undefined }
   })
 
-/** The serialized content of some lines, in batches (no whole-file string). */
-export const contentOf = (lines: ReadonlyArray<Line.ParsedLine>): Stream.Stream<string> =>
-  Stream.fromIterable(lines).pipe(
-    Stream.map((line) => Line.serialize(line) + "\n"),
-    Stream.grouped(2048),
-    Stream.map((chunk) => Array.from(chunk).join(""))
-  )
+/** The serialized content of some lines, in batches (no whole-file string); oversized rows copied as bytes. */
+export const contentOf = (lines: ReadonlyArray<Line.ParsedLine>) => OversizedLine.content(lines)
 
 /** Opens `path` into the record. A missing or empty file starts a new session at that path. */
 export const openInto = (
@@ -281,7 +295,7 @@ const adoptLines = (core: Core, lines: ReadonlyArray<Line.ParsedLine>, scan: Sca
 }
 
 /** Re-reads the whole file (after a foreign rewrite), re-applies pending rows, keeps the leaf if it still exists. */
-export const rebuild = (core: Core): Effect.Effect<void, FileSystemError> =>
+export const rebuild = (core: Core): Effect.Effect<void, FileSystemError | NotRegularFileError> =>
   Effect.gen(function*() {
     const path = core.file!
     const savedLeaf = core.state.leafId

@@ -9,7 +9,7 @@
  * write goes through one file descriptor held open (O_APPEND) until the lock is let go, as ONE
  * write with no read-back of the last byte (this manager's last write left it a `\n`).
  */
-import { Line, SessionState } from "@branchlog/session-core"
+import { SessionState } from "@branchlog/session-core"
 import type { Entry } from "@branchlog/session-core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -17,8 +17,9 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
+import * as OversizedLine from "../../OversizedLine.js"
 import { ReadOnlySessionError, SessionFileConflictError } from "../../SessionError.js"
-import type { FileNotFoundError, LockTimeoutError, LockUnusableError } from "../../StoreError.js"
+import type { FileNotFoundError, LockTimeoutError, LockUnusableError, NotRegularFileError } from "../../StoreError.js"
 import { FileSystemError } from "../../StoreError.js"
 import { TranscriptObserver } from "../../TranscriptObserver.js"
 import type { TranscriptObserverShape } from "../../TranscriptObserver.js"
@@ -30,6 +31,7 @@ import { applyOwn, contentOf, rebuild } from "./load.js"
 export type WriteError =
   | FileSystemError
   | FileNotFoundError
+  | NotRegularFileError
   | LockTimeoutError
   | LockUnusableError
   | SessionFileConflictError
@@ -76,7 +78,7 @@ const foldTail = (core: Core, from: number) =>
   Effect.gen(function*() {
     const saved = core.state.leafId
     const tail = yield* core.services.files.readFrom(core.file!, from, { firstLine: core.lineCount + 1 })
-    for (const l of tail.lines) applyLine(core, Line.parse(l.text, l.line, l.offset))
+    for (const l of tail.lines) applyLine(core, OversizedLine.parse(l, core.file!, core.services.files))
     core.lineCount += tail.lines.length
     core.knownEnd = tail.endOffset
     if (core.state.leafId !== saved) SessionState.navigate(core.state, saved)
@@ -152,7 +154,10 @@ const notify = (core: Core, entries: ReadonlyArray<Entry.Entry>) =>
   )
 
 /** Appends the pending rows and `rows` in one write; applies `rows` at their real offsets. */
-const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, FileSystemError | FileNotFoundError> =>
+const writeOut = (
+  core: Core,
+  rows: ReadonlyArray<OwnRow>
+): Effect.Effect<void, FileSystemError | FileNotFoundError | NotRegularFileError> =>
   Effect.suspend(() => {
     const file = core.file!
     const own = rows.map(textOf)

@@ -4,12 +4,14 @@
  * state at once when the file starts with a current-version header (the fast path); otherwise
  * they are collected for header recovery and migration.
  */
-import { Line, Migration, SessionState } from "@branchlog/session-core"
+import type { Line } from "@branchlog/session-core"
+import { Migration, SessionState } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as FileSnapshot from "../../FileSnapshot.js"
-import type { FileSystemError } from "../../StoreError.js"
-import type { CorruptReport, Services } from "./core.js"
+import * as OversizedLine from "../../OversizedLine.js"
+import type { FileSystemError, NotRegularFileError } from "../../StoreError.js"
+import type { CorruptReport, OversizedReport, Services } from "./core.js"
 import { isAssistant, rowId } from "./core.js"
 
 /** What one pass found. */
@@ -25,6 +27,8 @@ export interface Scan {
   readonly tailId: string | null
   readonly hasAssistant: boolean
   readonly corrupt: Array<CorruptReport>
+  /** Lines longer than the line ceiling: kept on disk as they are, opaque rows in the state. */
+  readonly oversized: Array<OversizedReport>
   readonly tornTail: CorruptReport | undefined
   readonly snapshot: FileSnapshot.Snapshot | undefined
   readonly bytesRead: number
@@ -35,7 +39,10 @@ const DIRECT = 1
 const COLLECT = 2
 
 /** Reads and parses a whole file in one pass. A missing file gives `exists: false`. */
-export const scanFile = (services: Services, path: string): Effect.Effect<Scan, FileSystemError> =>
+export const scanFile = (
+  services: Services,
+  path: string
+): Effect.Effect<Scan, FileSystemError | NotRegularFileError> =>
   Effect.gen(function*() {
     for (let attempt = 0;; attempt++) {
       const before = yield* services.snapshots.capture(path)
@@ -49,6 +56,7 @@ export const scanFile = (services: Services, path: string): Effect.Effect<Scan, 
       let tailId: string | null = null
       let hasAssistant = false
       const corrupt: Array<CorruptReport> = []
+      const oversized: Array<OversizedReport> = []
       let tornTail: CorruptReport | undefined
       const fold = (parsed: Line.ParsedLine) => {
         SessionState.apply(state, parsed)
@@ -58,7 +66,8 @@ export const scanFile = (services: Services, path: string): Effect.Effect<Scan, 
       }
       const read = yield* services.files.forEachChunk(path, (chunk) => {
         for (const l of chunk) {
-          const parsed = Line.parse(l.text, l.line, l.offset)
+          const parsed = OversizedLine.parse(l, path, services.files)
+          if (l.oversized !== undefined) oversized.push({ line: l.line, offset: l.offset, byteLength: l.byteLength })
           lineCount = l.line
           endOffset = l.offset + l.byteLength + (l.terminated ? 1 : 0)
           if (parsed._tag === "Corrupt") corrupt.push({ line: l.line, offset: l.offset, reason: parsed.reason })
@@ -97,6 +106,7 @@ export const scanFile = (services: Services, path: string): Effect.Effect<Scan, 
         tailId,
         hasAssistant,
         corrupt,
+        oversized,
         tornTail,
         snapshot: after.value,
         bytesRead
@@ -114,6 +124,7 @@ const missing = (): Scan => ({
   tailId: null,
   hasAssistant: false,
   corrupt: [],
+  oversized: [],
   tornTail: undefined,
   snapshot: undefined,
   bytesRead: 0
