@@ -91,8 +91,7 @@ export const BYTE_ORDER_MARK = "\uFEFF"
 const paddedText = new WeakMap<object, string>()
 
 /** `true` when a line does not start with `{` or does not end with `}`. */
-const isPadded = (text: string): boolean =>
-  text.charCodeAt(0) !== 0x7b || text.charCodeAt(text.length - 1) !== 0x7d
+const isPadded = (text: string): boolean => text.charCodeAt(0) !== 0x7b || text.charCodeAt(text.length - 1) !== 0x7d
 
 /**
  * Parses one line (without its `\n`). `line` (1-based) and `offset` (bytes) say where it sits in

@@ -59,7 +59,9 @@ const normalizeMessage = (message: AgentMessage): AgentMessage => {
   const role = message.role
   if (content === null || content === undefined) {
     if (role === "system") return { ...message, content: "" } as AgentMessage
-    if (role === "user" || role === "assistant" || role === "toolResult") return { ...message, content: [] } as AgentMessage
+    if (role === "user" || role === "assistant" || role === "toolResult") {
+      return { ...message, content: [] } as AgentMessage
+    }
     return message
   }
   if ((role === "assistant" || role === "toolResult") && typeof content === "string") {

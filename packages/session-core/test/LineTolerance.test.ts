@@ -101,15 +101,21 @@ describe("other white space around a line", () => {
   it("property: any mix of CRLF, padding and a BOM at the start reads as the plain file and gives back its bytes", () => {
     const pad = fc.constantFrom("", " ", "\t", "  \t")
     fc.assert(
-      fc.property(fc.boolean(), fc.array(fc.tuple(pad, pad, fc.boolean()), { minLength: 3, maxLength: 3 }), (bom, ps) => {
-        const text = (bom ? BOM : "") +
-          lines.map((l, i) => ps[i]![0] + l + ps[i]![1] + (ps[i]![2] ? "\r" : "")).join("\n") + "\n"
-        const parsed = Line.parseText(text)
-        expect(parsed.map((l) => l._tag)).toEqual(["Header", "Entry", "Entry"])
-        expect(parsed.map(Line.serialize).join("\n") + "\n").toBe(text)
-        const state = SessionState.fromRecords(parsed)
-        expect(JsonView.tree(state)).toEqual(JsonView.tree(SessionState.fromRecords(Line.parseText(lines.join("\n")))))
-      }),
+      fc.property(
+        fc.boolean(),
+        fc.array(fc.tuple(pad, pad, fc.boolean()), { minLength: 3, maxLength: 3 }),
+        (bom, ps) => {
+          const text = (bom ? BOM : "") +
+            lines.map((l, i) => ps[i]![0] + l + ps[i]![1] + (ps[i]![2] ? "\r" : "")).join("\n") + "\n"
+          const parsed = Line.parseText(text)
+          expect(parsed.map((l) => l._tag)).toEqual(["Header", "Entry", "Entry"])
+          expect(parsed.map(Line.serialize).join("\n") + "\n").toBe(text)
+          const state = SessionState.fromRecords(parsed)
+          expect(JsonView.tree(state)).toEqual(
+            JsonView.tree(SessionState.fromRecords(Line.parseText(lines.join("\n"))))
+          )
+        }
+      ),
       { numRuns: 200 }
     )
   })

@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest"
 import * as JsonView from "../src/JsonView.js"
 import * as SessionContext from "../src/SessionContext.js"
+import { testUsage } from "../src/testing/Messages.js"
 import * as Tree from "../src/Tree.js"
 import { assistant, compaction, entry, header, roles, stateOf, user } from "./support/build.js"
-import { testUsage } from "../src/testing/Messages.js"
 
 const usage = (id: string, parentId: string | null, model = "other-model") =>
   entry("usage", id, parentId, { kind: "cache_warm", provider: "other", model, usage: testUsage })
@@ -210,7 +210,13 @@ describe("compactions and system messages", () => {
   })
 
   it("drop system messages inside the kept range and emit them after the compaction", () => {
-    const rows = [system("s1", null), user("a", "s1"), system("s2", "a"), compaction("c", "s2", "s1"), system("s3", "c")]
+    const rows = [
+      system("s1", null),
+      user("a", "s1"),
+      system("s2", "a"),
+      compaction("c", "s2", "s1"),
+      system("s3", "c")
+    ]
     expect(contentsAt(rows)).toEqual(["summary c", "user a", "system s3"])
     expect(contentsAt(rows, "s2")).toEqual(["system s1", "user a", "system s2"]) // no compaction: all of them
   })

@@ -32,7 +32,14 @@ describe.each(files)("pi 1.6 fixture %s", (file) => {
 
 it("covers both new entry types and the compaction fields", () => {
   const all = files.map((file) => readFileSync(join(dir, file), "utf8")).join("")
-  for (const needle of ['"type":"usage"', '"type":"context_edit"', '"systemMessage"', '"firstKeptEntryId":null']) {
+  for (
+    const needle of [
+      "\"type\":\"usage\"",
+      "\"type\":\"context_edit\"",
+      "\"systemMessage\"",
+      "\"firstKeptEntryId\":null"
+    ]
+  ) {
     expect(all).toContain(needle)
   }
 })

@@ -41,12 +41,26 @@ const rowsOf = (specs: ReadonlyArray<Spec>) =>
         return {
           type: "message",
           ...base,
-          message: { role: "assistant", content: s.variant === 1 ? [] : content, provider: "p", model: `m${i}`, timestamp: i }
+          message: {
+            role: "assistant",
+            content: s.variant === 1 ? [] : content,
+            provider: "p",
+            model: `m${i}`,
+            timestamp: i
+          }
         }
       case 2:
-        return { type: "message", ...base, message: { role: "toolResult", toolName: "t", content: s.variant === 1 ? [] : content, timestamp: i } }
+        return {
+          type: "message",
+          ...base,
+          message: { role: "toolResult", toolName: "t", content: s.variant === 1 ? [] : content, timestamp: i }
+        }
       case 3:
-        return { type: "message", ...base, message: { role: "system", content: s.variant === 2 ? "sys" : content, timestamp: i } }
+        return {
+          type: "message",
+          ...base,
+          message: { role: "system", content: s.variant === 2 ? "sys" : content, timestamp: i }
+        }
       case 4:
         return {
           type: "compaction",
@@ -59,7 +73,13 @@ const rowsOf = (specs: ReadonlyArray<Spec>) =>
       case 5:
         return { type: "branch_summary", ...base, fromId: "root", summary: s.variant === 0 ? "" : `b${i}` }
       case 6:
-        return { type: "custom_message", ...base, customType: "t", ...(s.variant === 3 ? {} : { content }), display: true }
+        return {
+          type: "custom_message",
+          ...base,
+          customType: "t",
+          ...(s.variant === 3 ? {} : { content }),
+          display: true
+        }
       case 7:
         return { type: "usage", ...base, kind: "k", provider: "u", model: `um${i}`, usage: {} }
       case 8:
@@ -71,7 +91,9 @@ const rowsOf = (specs: ReadonlyArray<Spec>) =>
           type: "context_edit",
           ...base,
           targetId: target ?? "missing",
-          replacement: s.variant === 0 ? null : { content: s.variant === 1 ? `r${i}` : [{ type: "text", text: `r${i}` }] }
+          replacement: s.variant === 0
+            ? null
+            : { content: s.variant === 1 ? `r${i}` : [{ type: "text", text: `r${i}` }] }
         }
     }
   })
@@ -96,7 +118,11 @@ const naive = (entries: ReadonlyArray<any>, leafId: string | undefined) => {
     const at = path.indexOf(compaction)
     const from = path.findIndex((e) => e.id === compaction.firstKeptEntryId)
     const kept = from === -1 || from >= at ? [] : path.slice(from, at)
-    selected = [compaction, ...kept.filter((e) => !(e.type === "message" && e.message.role === "system")), ...path.slice(at + 1)]
+    selected = [
+      compaction,
+      ...kept.filter((e) => !(e.type === "message" && e.message.role === "system")),
+      ...path.slice(at + 1)
+    ]
   }
   const edits = new Map()
   for (const e of selected) if (e.type === "context_edit") edits.set(e.targetId, e)
@@ -112,9 +138,17 @@ const naive = (entries: ReadonlyArray<any>, leafId: string | undefined) => {
       return [m]
     }
     if (e.type === "custom_message") {
-      return [{ role: "custom", customType: e.customType, content: e.content ?? [], display: e.display, timestamp: time }]
+      return [{
+        role: "custom",
+        customType: e.customType,
+        content: e.content ?? [],
+        display: e.display,
+        timestamp: time
+      }]
     }
-    if (e.type === "branch_summary" && e.summary) return [{ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: time }]
+    if (e.type === "branch_summary" && e.summary) {
+      return [{ role: "branchSummary", summary: e.summary, fromId: e.fromId, timestamp: time }]
+    }
     if (e.type === "compaction" && head) {
       const summary = { role: "compactionSummary", summary: e.summary, tokensBefore: e.tokensBefore, timestamp: time }
       return e.systemMessage ? [e.systemMessage, summary] : [summary]
