@@ -112,7 +112,7 @@ export const fsck: CliCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Check session files: corrupt lines and torn tails, missing, late or duplicate headers, orphans, cycles, duplicate ids (errors); dangling labels, compactions that keep nothing, leaf controls pointing nowhere (warnings). Exit 0 when clean, 1 when errors were found (with --strict, warnings too)."
+    "Check session files: corrupt lines and torn tails, missing, late or duplicate headers, orphans, cycles, duplicate ids, rows of an entry type that are not entries (errors); dangling labels and context edits, compactions that keep nothing, leaf controls pointing nowhere, a byte-order mark (warnings). Exit 0 when clean, 1 when errors were found (with --strict, warnings too)."
   )
 )
 
@@ -131,9 +131,11 @@ const repaired = (found: Scan) => {
   kept.push(Line.stringify(header))
   for (const line of found.lines) {
     if (line._tag === "Blank") continue
+    // a byte-order mark at the start of the file is removed (the header is written afresh anyway)
+    const text = line.offset === 0 ? Line.withoutByteOrderMark(Line.serialize(line)) : Line.serialize(line)
     if (line._tag === "Corrupt" || (line._tag === "Header" && line.header !== state.header)) {
-      removed.push(Line.serialize(line))
-    } else if (line._tag !== "Header") kept.push(Line.serialize(line))
+      removed.push(text)
+    } else if (line._tag !== "Header") kept.push(text)
   }
   return { content: kept.join("\n") + "\n", removed, recreatedHeader: state.header === undefined }
 }
@@ -150,8 +152,15 @@ export const repair: CliCommand = Command.make(
           Effect.gen(function*() {
             const found = yield* scan(file)
             const before = findings(found).filter((f) =>
-              ["CorruptLine", "TornTail", "MissingHeader", "HeaderNotFirst", "DuplicateHeader", "NoFinalNewline"]
-                .includes(f.kind)
+              [
+                "CorruptLine",
+                "TornTail",
+                "MissingHeader",
+                "HeaderNotFirst",
+                "DuplicateHeader",
+                "NoFinalNewline",
+                "ByteOrderMark"
+              ].includes(f.kind)
             )
             if (before.length === 0) return yield* Output.lines([`${file}: nothing to repair`])
             const files = yield* TranscriptFile.TranscriptFile
@@ -175,7 +184,7 @@ export const repair: CliCommand = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Repair a session file: keep a backup, then move corrupt lines and a torn tail to a sidecar, drop duplicate headers, recover a missing or late header; every entry is kept."
+    "Repair a session file: keep a backup, then move corrupt lines and a torn tail to a sidecar, drop duplicate headers, recover a missing or late header, remove a byte-order mark; every entry is kept."
   )
 )
 
