@@ -131,6 +131,44 @@ const suite = (harness: Harness) =>
       }))
     })
 
+    it.live("a file with a byte-order mark and CRLF line ends opens whole, and appends and rewrites keep its bytes", () => {
+      const { dir, ext, run } = setup()
+      return run(Effect.gen(function*() {
+        const plain = [
+          JSON.stringify({ type: "session", version: 3, id: "bom", timestamp: "2026-05-01T09:00:00.000Z", cwd: "/p" }),
+          JSON.stringify({
+            type: "message",
+            id: "a0000001",
+            parentId: null,
+            timestamp: "2026-05-01T09:00:01.000Z",
+            message: user("hello")
+          }),
+          JSON.stringify({
+            type: "message",
+            id: "a0000002",
+            parentId: "a0000001",
+            timestamp: "2026-05-01T09:00:02.000Z",
+            message: assistant("hi")
+          })
+        ]
+        const original = "\uFEFF" + plain.join("\r\n") + "\r\n"
+        const file = `${dir}/bom.jsonl`
+        ext.write(file, original)
+        const bytes = () => ext.read(file)!.toString("utf8")
+        const sm = yield* SessionManager.open(file)
+        expect(sm.getHeader()).toMatchObject({ id: "bom" })
+        expect(sm.getEntries()).toHaveLength(2)
+        expect(sm.wasRecoveredFromCorruptHeader()).toBe(false)
+        expect(sm.loadReport().corrupt).toEqual([])
+        yield* sm.appendMessage(user("more"))
+        expect(bytes().startsWith(original)).toBe(true)
+        yield* sm.rewrite("test")
+        expect(bytes().startsWith(original)).toBe(true) // every line as it was, BOM and CR included
+        const reopened = yield* SessionManager.open(file, undefined, undefined, { cache: false })
+        expect(reopened.getEntries()).toHaveLength(3)
+      }))
+    })
+
     it.live("appendCompaction stores a null firstKeptEntryId as its own id, and pi 1.6's usage in its place", () => {
       const { dir, text, run } = setup()
       return run(Effect.gen(function*() {
