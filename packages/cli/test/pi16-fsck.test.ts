@@ -5,7 +5,13 @@ import { describe, expect, it } from "vitest"
 import { runInMemory } from "./support/harness.js"
 
 const BOM = "\uFEFF"
-const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" })
+const header = JSON.stringify({
+  type: "session",
+  version: 3,
+  id: "s",
+  timestamp: "2026-01-01T00:00:00.000Z",
+  cwd: "/p"
+})
 const user = (id: string, parentId: string | null, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
     type: "message",
@@ -86,7 +92,14 @@ describe("other findings", () => {
     const rows = [
       header,
       user("a", null),
-      JSON.stringify({ type: "context_edit", id: "e", parentId: "a", timestamp: "t", targetId: "zz", replacement: null })
+      JSON.stringify({
+        type: "context_edit",
+        id: "e",
+        parentId: "a",
+        timestamp: "t",
+        targetId: "zz",
+        replacement: null
+      })
     ]
     const volume = volumeWith({ "/s/f.jsonl": rows.join("\n") + "\n" })
     expect(await findings(volume, "/s/f.jsonl")).toEqual([expect.objectContaining({

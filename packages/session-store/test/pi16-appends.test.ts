@@ -52,7 +52,16 @@ const suite = (harness: Harness) =>
         expect(sm.getEntry(entry.id)).toBe(entry)
         const line = linesOf(text(file)).at(-1)!
         expect(line).toBe(JSON.stringify(entry))
-        expect(Object.keys(JSON.parse(line))).toEqual(["type", "id", "parentId", "timestamp", "kind", "provider", "model", "usage"])
+        expect(Object.keys(JSON.parse(line))).toEqual([
+          "type",
+          "id",
+          "parentId",
+          "timestamp",
+          "kind",
+          "provider",
+          "model",
+          "usage"
+        ])
         const noted = yield* sm.appendUsage("title", "google", "g", usage, "a qualifier")
         expect(Object.keys(noted).at(-1)).toBe("note")
         expect(sm.buildSessionContext()).toEqual(before)
@@ -74,7 +83,11 @@ const suite = (harness: Harness) =>
         expect(Object.keys(rows.at(-2)!)).toEqual(["type", "id", "parentId", "timestamp", "targetId", "replacement"])
         expect(rows.at(-2)).toMatchObject({ id: e1, targetId: u, replacement: { content: "hello, edited" } })
         // a string for an assistant is stored as one text block
-        expect(rows.at(-1)).toMatchObject({ id: e2, targetId: a, replacement: { content: [{ type: "text", text: "hi, edited" }] } })
+        expect(rows.at(-1)).toMatchObject({
+          id: e2,
+          targetId: a,
+          replacement: { content: [{ type: "text", text: "hi, edited" }] }
+        })
         expect(sm.getLeafId()).toBe(e2)
         const contents = () => sm.buildSessionContext().messages.map((m) => (m as { content: unknown }).content)
         expect(contents()).toEqual(["hello, edited", [{ type: "text", text: "hi, edited" }]])
@@ -111,7 +124,9 @@ const suite = (harness: Harness) =>
           reason: "not on the active branch",
           path: file
         })
-        expect(Either.isLeft(offBranch) && offBranch.left.message).toContain(`Entry ${custom} is not on the active branch`)
+        expect(Either.isLeft(offBranch) && offBranch.left.message).toContain(
+          `Entry ${custom} is not on the active branch`
+        )
         for (const target of [model, plain, system]) {
           const notEditable = yield* refusal(target, { content: "x" })
           expect(Either.isLeft(notEditable) && notEditable.left).toMatchObject({ reason: "not editable" })
