@@ -29,11 +29,11 @@ const volumeWith = (files: Record<string, string>) => {
 }
 const json = (outcome: { stdout: string }) => JSON.parse(outcome.stdout)
 /** The file's text with a BOM kept (the volume's `readText` decodes with TextDecoder, which drops it). */
-const textOf = (volume: MemoryFileSystem.MemoryFileSystem, file: string) => {
+const textOf = (volume: ReturnType<typeof MemoryFileSystem.make>, file: string) => {
   const bytes = volume.readFile(file)
   return bytes === undefined ? undefined : Buffer.from(bytes).toString("utf8")
 }
-const findings = async (volume: MemoryFileSystem.MemoryFileSystem, file: string) =>
+const findings = async (volume: ReturnType<typeof MemoryFileSystem.make>, file: string) =>
   json(await runInMemory(volume, ["fsck", file, "--json"]))[0].findings as Array<Record<string, unknown>>
 
 describe("a byte-order mark", () => {
