@@ -93,7 +93,7 @@ export const describe = (problem: Problem): string => {
     case "DanglingContextEdit":
       return `context edit ${problem.id} edits an entry that does not exist (${problem.targetId}); it changes nothing`
     case "InvalidContextEdit":
-      return `context edit ${problem.id} has no replacement that is null or {content}; it changes nothing`
+      return `context edit ${problem.id} needs a string targetId and a replacement that is null or {content}; it changes nothing`
   }
 }
 
