@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import type { AgentMessage, Entry, SessionContext as Context } from "@branchlog/session-core"
-import { SessionContext, SessionState, Tree } from "@branchlog/session-core"
+import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as nodePath from "node:path"
@@ -381,14 +381,8 @@ export const forkFrom = (
     const rows = SessionState.rows(source.getState()).filter((row) =>
       row._tag === "Entry" || row._tag === "LeafControl" || row._tag === "Opaque"
     )
-    const text = [
-      JSON.stringify(header),
-      ...rows.map((row) =>
-        row._tag === "Opaque"
-          ? row.raw
-          : JSON.stringify(row._tag === "Entry" ? row.entry : (row as { control: unknown }).control)
-      )
-    ]
+    // every row with its own bytes (opaque rows, and lines with white space or a CR around them)
+    const text = [JSON.stringify(header), ...rows.map(Line.serialize)]
     yield* services.locks.withLock(
       file,
       services.files.append(file, text, { durability: options.durability ?? "none" }),

@@ -181,6 +181,11 @@ const suite = (harness: Harness) =>
         expect(bytes().startsWith(original)).toBe(true) // every line as it was, BOM and CR included
         const reopened = yield* SessionManager.open(file, undefined, undefined, { cache: false })
         expect(reopened.getEntries()).toHaveLength(3)
+        // a fork copies every entry's line as it is, CR included, under its own new header
+        const fork = yield* SessionManager.forkFrom(file, "/elsewhere", dir)
+        const forked = ext.read(fork.getSessionFile()!)!.toString("utf8").split("\n")
+        expect(forked.slice(1, 3)).toEqual(plain.slice(1).map((line) => line + "\r"))
+        expect(fork.getEntries()).toHaveLength(3)
       }))
     })
 
