@@ -10,7 +10,6 @@
 import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import { createRequire } from "node:module"
 import { describeError, ExitCode, exitCodeOf } from "./CliError.js"
@@ -21,6 +20,7 @@ import * as Ls from "./commands/ls.js"
 import * as Read from "./commands/read.js"
 import * as Write from "./commands/write.js"
 import type { Requirements } from "./internal/command.js"
+import * as Output from "./internal/output.js"
 
 /** The version printed by `--version`: this package's (read at run time, so it follows releases). */
 export const version: string =
@@ -71,13 +71,13 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
     Effect.catchAll((error) =>
       isValidation(error)
         ? Effect.succeed(ExitCode.usage as number)
-        : Console.error(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`)
+        : Output.note(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`)
           .pipe(
             Effect.as(exitCodeOf(error))
           )
     ),
     Effect.catchAllDefect((defect) =>
-      Console.error(
+      Output.note(
         verbose
           ? `branchlog: ${String((defect as Error)?.stack ?? defect)}`
           : `branchlog: unexpected error: ${describeError(defect)} (run with --verbose for details)`
