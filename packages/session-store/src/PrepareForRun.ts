@@ -8,6 +8,9 @@
  * 3. a file with an assistant message: the identity is updated, and the file rewritten (after a
  *    backup) only when it changed.
  *
+ * The rewrites and the reset run under the transcript lock after folding what other writers did
+ * meanwhile (their rows are kept); a reset is refused when an assistant message appeared.
+ *
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"

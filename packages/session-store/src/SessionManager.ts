@@ -12,7 +12,9 @@
  * their order: nothing until the first assistant message, then header and entries in one write);
  * the header is never written twice; `branch` / `resetLeaf` / `branchWithSummary` persist the
  * position as a leaf-control row; a corrupt header is recovered with every byte kept in a backup;
- * reopening a file that only grew parses only the new bytes.
+ * reopening a file that only grew parses only the new bytes. Every destructive rewrite (migration
+ * and header recovery on a writable open, `rewrite`, `resetTranscript`) runs under the transcript
+ * lock after re-reading what changed, on the file a path names (a symlink's target).
  *
  * @since 0.1.0
  */
@@ -28,11 +30,12 @@ import * as Branching from "./internal/manager/branching.js"
 import * as Cache from "./internal/manager/cache.js"
 import type { Core, LoadReport as CoreLoadReport, ManagerOptions, Services } from "./internal/manager/core.js"
 import { makeCore } from "./internal/manager/core.js"
-import { newHeader, openInto, startNew } from "./internal/manager/load.js"
+import type { OpenError as LoadOpenError } from "./internal/manager/load.js"
+import { newHeader, openInto, replaceHeader, startNew } from "./internal/manager/load.js"
 import * as Persist from "./internal/manager/persist.js"
+import * as Rewrites from "./internal/manager/rewrites.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import { ContextEditRefusedError, EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
-import type { FileNotFoundError, FileSystemError } from "./StoreError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
 import { TranscriptLock } from "./TranscriptLock.js"
 
@@ -52,8 +55,8 @@ export interface OpenOptions extends ManagerOptions {
 /** Errors of a write. */
 export type WriteError = Persist.WriteError
 
-/** Errors of opening a file. */
-export type OpenError = FileSystemError | FileNotFoundError
+/** Errors of opening a file (a writable open that migrates or recovers the file takes the lock). */
+export type OpenError = LoadOpenError
 
 /** The services the factories need. */
 export type Requirements = TranscriptFile | FileSnapshot | TranscriptLock
@@ -180,8 +183,12 @@ export interface SessionManager {
   readonly setIdentity: (identity: { readonly sessionId: string; readonly cwd: string }) => Effect.Effect<boolean>
   /** Rewrites the file from the state atomically, after a backup labelled `label`; returns the backups. */
   readonly rewrite: (label?: string) => Effect.Effect<ReadonlyArray<string>, WriteError>
-  /** Backs the file up, empties it, and keeps only the header (pending): prepareForRun's case 2. */
-  readonly resetTranscript: () => Effect.Effect<string | undefined, WriteError>
+  /**
+   * Backs the file up, empties it, and keeps only the header (pending): prepareForRun's case 2.
+   * Under the lock, after folding what changed: refused (`InvalidSessionFileError`) when the file
+   * meanwhile holds an assistant message.
+   */
+  readonly resetTranscript: () => Effect.Effect<string | undefined, WriteError | InvalidSessionFileError>
 }
 
 const servicesOf = Effect.gen(function*() {
@@ -243,7 +250,7 @@ const make = (core: Core): SessionManager => {
     setIdentity: (identity) => Effect.sync(() => setIdentity(core, identity)),
     rewrite: (label = "backup") =>
       core.persist && core.file !== undefined && !core.readOnly
-        ? Persist.rewriteFromState(core, label)
+        ? Rewrites.rewriteFromState(core, label)
         : Effect.succeed([]),
     resetTranscript: () => resetTranscript(core)
   }
@@ -254,39 +261,24 @@ const setIdentity = (core: Core, identity: { readonly sessionId: string; readonl
   core.cwd = identity.cwd
   const header = core.state.header
   if (header === undefined || (header.id === identity.sessionId && header.cwd === identity.cwd)) return false
-  const next: Entry.SessionHeader = { ...header, id: identity.sessionId, cwd: identity.cwd }
-  const leaf = core.state.leafId
-  const rows = SessionState.rows(core.state).map((row) =>
-    row === core.state.headerLine ? { ...row, header: next } : row
-  )
-  core.state = SessionState.fromRecords(rows)
-  SessionState.navigate(core.state, leaf)
-  core.pending = core.pending.map((p) =>
-    p.row._tag === "Header" ? { row: { _tag: "Header", header: next }, text: JSON.stringify(next) } : p
-  )
+  replaceHeader(core, { ...header, id: identity.sessionId, cwd: identity.cwd })
   return true
 }
 
-const resetTranscript = (core: Core): Effect.Effect<string | undefined, WriteError> =>
+const resetTranscript = (core: Core): Effect.Effect<string | undefined, WriteError | InvalidSessionFileError> =>
   Effect.gen(function*() {
     const header = core.state.header
     if (!core.persist || core.file === undefined || core.readOnly || header === undefined) return undefined
     const file = core.file
-    const { files, snapshots, locks } = core.services
-    const backup = yield* locks.withLock(
-      file,
-      Effect.gen(function*() {
-        const existing = yield* snapshots.capture(file)
-        const saved = Option.isSome(existing) && existing.value.size > 0
-          ? yield* files.backup(file, { label: "reset" })
-          : undefined
-        yield* files.rewrite(file, "")
-        return saved
-      }),
-      core.options.lock
-    )
+    const outcome = yield* Rewrites.resetFile(core)
+    if (!outcome.reset) {
+      return yield* new InvalidSessionFileError({
+        path: file,
+        reason: "Refusing to reset session transcript: another writer added an assistant message since it was read"
+      })
+    }
     startNew(core, [{ _tag: "Header", header }], file)
-    return backup
+    return outcome.backup
   })
 
 const resolveDir = (dir: string | undefined, cwd: string) =>

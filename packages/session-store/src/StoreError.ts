@@ -44,15 +44,45 @@ export class LockTimeoutError extends Schema.TaggedError<LockTimeoutError>()("Lo
   timeoutMs: Schema.Number,
   staleReasons: Schema.Array(Schema.String)
 }) {
-  /** `transcript locked (timeout <ms>ms): pid=.. host=.. alive=.. ageMs=.. <lockPath>`. */
+  /**
+   * `transcript locked (timeout <ms>ms): pid=.. host=.. alive=.. ageMs=.. <lockPath>`, then what to
+   * do: wait and retry, or remove the lock file once sure its holder is not writing.
+   */
   override get message(): string {
     const fmt = (value: unknown) => (value === undefined ? "?" : String(value))
     const reasons = this.staleReasons.length === 0 ? "" : ` reported=${this.staleReasons.join(",")}`
+    const holder = this.holderPid === undefined ? "its holder" : `pid ${this.holderPid}`
     return `transcript locked (timeout ${this.timeoutMs}ms): pid=${fmt(this.holderPid)} host=${
       fmt(this.holderHostname)
-    } alive=${fmt(this.holderAlive)} ageMs=${fmt(this.ageMs)}${reasons} ${this.lockPath}`
+    } alive=${fmt(this.holderAlive)} ageMs=${
+      fmt(this.ageMs)
+    }${reasons} ${this.lockPath}; retry later (or with a longer timeout), or remove the lock file once sure ${holder} is not writing this session`
+  }
+}
+
+const kindText: Record<string, string> = {
+  directory: "a directory",
+  fifo: "a FIFO (named pipe)",
+  socket: "a socket",
+  device: "a device"
+}
+
+/**
+ * Something that is not a lock file sits at the lock path (a directory, a FIFO, a socket, a
+ * device): no writer could ever take the lock, and branchlog does not remove what it did not
+ * make. Says what it is and what to do.
+ */
+export class LockUnusableError extends Schema.TaggedError<LockUnusableError>()("LockUnusableError", {
+  path: Schema.String,
+  lockPath: Schema.String,
+  kind: Schema.String
+}) {
+  /** `transcript lock path <lockPath> is a directory, not a lock file: ... move it away or remove it`. */
+  override get message(): string {
+    const what = kindText[this.kind] ?? "not a regular file"
+    return `transcript lock path ${this.lockPath} is ${what}, not a lock file, so no writer of ${this.path} can ever lock it; nothing was written: move it away or remove it (it was not made by branchlog), then retry`
   }
 }
 
 /** Any error of the file-level services. */
-export type StoreError = FileNotFoundError | FileSystemError | LockTimeoutError
+export type StoreError = FileNotFoundError | FileSystemError | LockTimeoutError | LockUnusableError

@@ -4,20 +4,20 @@
  *
  * @since 0.1.0
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Random from "effect/Random"
-import * as Stream from "effect/Stream"
+import type * as Stream from "effect/Stream"
 import type { AppendOutcome, DirEntry } from "./internal/backend.js"
 import { FileBackend } from "./internal/backend.js"
 import * as Lines from "./internal/lines.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
+import * as RawLines from "./internal/rawLines.js"
+import * as Rewrite from "./internal/rewrite.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
-import { type FileNotFoundError, FileSystemError } from "./StoreError.js"
+import { FileNotFoundError, FileSystemError } from "./StoreError.js"
 
 /** One line of a file: text, 1-based number, byte offset, byte length, and whether it ends with `\n`. */
 export type Line = Lines.Line
@@ -64,6 +64,20 @@ export interface TailRead {
 /** The new content of a rewrite: bytes, a string, or a stream of pieces (for files beyond a string's size). */
 export type RewriteContent<E = never, R = never> = string | Uint8Array | Stream.Stream<string | Uint8Array, E, R>
 
+/** One line as bytes, in the pieces of the reads it spans (never decoded, never joined). */
+export type RawLine = RawLines.RawLine
+
+/** Where a raw read starts and its read size (the largest piece; default 1 MiB). */
+export type RawReadOptions = RawLines.RawReadOptions
+
+/** Options of `replace`: with `backup` (a label), the original's bytes are backed up first. */
+export interface ReplaceOptions {
+  readonly backup?: string
+}
+
+/** What `replace` did: the file written (a symlink's target) and the backup of the old bytes, if any. */
+export type ReplaceResult = Rewrite.Replaced
+
 /** Options of a backup: the label in its name (default `"backup"`). */
 export interface BackupOptions {
   readonly label?: string
@@ -103,17 +117,40 @@ export interface TranscriptFileShape {
     path: string,
     options?: { readonly durability?: Durability }
   ) => Effect.Effect<Appender, FileNotFoundError | FileSystemError>
-  /** Replaces the file atomically: temp file in the same folder (0600), write, fsync, rename, folder fsync. */
+  /** The lines of a file as bytes (for rewrites that keep lines byte for byte, whatever their size). */
+  readonly rawLines: (
+    path: string,
+    options?: RawReadOptions
+  ) => Stream.Stream<RawLine, FileNotFoundError | FileSystemError>
+  /**
+   * The one destructive rewrite (callers hold the transcript lock): the new bytes go to a temporary
+   * file beside the file `path` names (a symlink's target; the link stays a link) with the
+   * original's owner and mode, are synced, then — after a backup of the original when `backup`
+   * names a label (a hard link, or an existing backup of the same bytes) — renamed over it. A
+   * read-only file is refused and kept; on any failure the temporary file and a backup made by
+   * this call are removed.
+   */
+  readonly replace: <E = never, R = never>(
+    path: string,
+    content: RewriteContent<E, R>,
+    options?: ReplaceOptions
+  ) => Effect.Effect<ReplaceResult, FileSystemError | FileNotFoundError | E, R>
+  /** `replace` without a backup. */
   readonly rewrite: <E = never, R = never>(
     path: string,
     content: RewriteContent<E, R>
   ) => Effect.Effect<void, FileSystemError | E, R>
-  /** Copies the exact bytes to `<path>.<label>-<timestamp>-<8hex>.jsonl` and returns that path. */
+  /**
+   * Copies the exact bytes to `<path>.<label>-<timestamp>-<8hex>.jsonl` and returns that path (an
+   * existing backup holding the same bytes is returned instead of a second copy).
+   */
   readonly backup: (path: string, options?: BackupOptions) => Effect.Effect<string, FileNotFoundError | FileSystemError>
   /** The names in a folder with their kind, mtime and size (a missing folder is empty). */
   readonly list: (dir: string) => Effect.Effect<ReadonlyArray<DirectoryEntry>, FileSystemError>
   /** The absolute form of a path, as this backend resolves it. */
   readonly resolve: (path: string) => string
+  /** The file a path names (symlinks followed): what locks, snapshots and caches are keyed on. */
+  readonly canonical: (path: string) => string
   /** Total bytes this service instance has read from files (lines, readFrom): proves tail-only reads. */
   readonly bytesRead: Effect.Effect<number>
 }
@@ -125,9 +162,6 @@ export class TranscriptFile extends Context.Tag("@branchlog/session-store/Transc
 >() {}
 
 const encoder = new TextEncoder()
-let tempCounter = 0
-
-const hex8 = Effect.map(Random.nextIntBetween(0, 0x7fffffff), (n) => n.toString(16).padStart(8, "0"))
 
 /** Builds the service over the primitive backend in context. */
 export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effect.gen(function*() {
@@ -222,54 +256,31 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       })
     })
 
-  const rewrite = <E, R>(path: string, content: RewriteContent<E, R>): Effect.Effect<void, FileSystemError | E, R> =>
-    Effect.gen(function*() {
-      const abs = backend.resolve(path)
-      const dir = backend.dirname(abs)
-      yield* backend.makeDirectory(dir)
-      const temp = backend.join(dir, `.${backend.basename(abs)}.${backend.pid}.${tempCounter++}.${yield* hex8}.tmp`)
-      const handle = yield* backend.createExclusive(temp)
-      const written = Effect.gen(function*() {
-        if (typeof content === "string") {
-          yield* handle.write(encoder.encode(content))
-        } else if (content instanceof Uint8Array) {
-          yield* handle.write(content)
-        } else {
-          yield* Stream.runForEach(
-            content,
-            (piece) => handle.write(typeof piece === "string" ? encoder.encode(piece) : piece)
-          )
-        }
-        yield* handle.sync
-        yield* handle.close
-        yield* backend.rename(temp, abs).pipe(
-          Effect.catchTag(
-            "FileNotFoundError",
-            (e) =>
-              Effect.fail(
-                new FileSystemError({ path: e.path, operation: "rename", code: "ENOENT", detail: "vanished" })
-              )
-          )
-        )
-        yield* backend.syncDirectory(dir)
-      })
-      yield* written.pipe(
-        Effect.onExit((exit) =>
-          exit._tag === "Success"
-            ? Effect.void
-            : Effect.zipRight(handle.close, backend.remove(temp).pipe(Effect.ignore))
-        )
-      )
+  const rawLines = (path: string, options: RawReadOptions = {}) =>
+    RawLines.rawLines(backend, backend.resolve(path), options, (n) => {
+      total += n
     })
+
+  const replace = <E, R>(path: string, content: RewriteContent<E, R>, options: ReplaceOptions = {}) =>
+    Rewrite.replace(backend, backend.resolve(path), content, options.backup)
+
+  const rewrite = <E, R>(path: string, content: RewriteContent<E, R>): Effect.Effect<void, FileSystemError | E, R> =>
+    Rewrite.replace(backend, backend.resolve(path), content, undefined).pipe(
+      Effect.catchIf(
+        (e): e is FileNotFoundError => e instanceof FileNotFoundError,
+        (e) =>
+          Effect.fail(new FileSystemError({ path: e.path, operation: e.operation, code: "ENOENT", detail: "vanished" }))
+      ),
+      Effect.asVoid
+    )
 
   const backup = (path: string, options: BackupOptions = {}) =>
     Effect.gen(function*() {
-      const abs = backend.resolve(path)
-      const now = yield* Clock.currentTimeMillis
-      const stamp = new Date(now).toISOString().replace(/[:.]/g, "-")
-      const target = `${abs}.${options.label ?? "backup"}-${stamp}-${yield* hex8}.jsonl`
-      yield* backend.copyExclusive(abs, target)
-      return target
+      const abs = backend.canonical(backend.resolve(path))
+      const stat = yield* backend.stat(abs)
+      if (Option.isNone(stat)) return yield* new FileNotFoundError({ path: abs, operation: "backup" })
+      const made = yield* Rewrite.backupOf(backend, abs, options.label ?? "backup", stat.value, false)
+      return made.path
     })
 
   return {
@@ -278,10 +289,13 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
     readFrom,
     append,
     openAppend,
+    rawLines,
+    replace,
     rewrite,
     backup,
     list: (dir) => backend.listDirectory(backend.resolve(dir)),
     resolve: (path) => backend.resolve(path),
+    canonical: (path) => backend.canonical(backend.resolve(path)),
     bytesRead: Effect.sync(() => total)
   } satisfies TranscriptFileShape
 })

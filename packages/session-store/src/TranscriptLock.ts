@@ -3,8 +3,12 @@
  * holding `{pid, hostname, createdAt, starttime, maxHoldMs, token}`. Held in a `Scope`, released
  * by its finaliser (remove-if-unchanged) and synchronously on exit / SIGINT / SIGTERM; re-entrant
  * within one owner (fiber); in-process writers to one path queue on a per-path gate first. Stale
- * holders (dead or recycled pid, malformed after a grace period, orphaned by this pid) are taken
- * over by renaming the unchanged lock file away, never by a blind delete.
+ * holders (dead or recycled pid, malformed after a grace period, orphaned by this pid, a live pid
+ * that cannot be told from a recycled one once older than staleMs and its maxHoldMs) are taken
+ * over by renaming the unchanged lock file away, never by a blind delete. The lock is keyed on
+ * the resolved file (a symlink and its target share one lock). A symlink at the lock path (never
+ * made by a lock holder) is moved away at once; a directory, FIFO, socket or device there fails
+ * at once with `LockUnusableError` (it is never opened, never removed).
  *
  * @since 0.1.0
  */
@@ -24,7 +28,7 @@ import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
 import type { FileSystemError } from "./StoreError.js"
-import { LockTimeoutError } from "./StoreError.js"
+import { LockTimeoutError, LockUnusableError } from "./StoreError.js"
 
 /** The payload of a lock file. */
 export type LockPayload = LockFile.LockPayload
@@ -33,7 +37,7 @@ export type LockPayload = LockFile.LockPayload
 export type StaleReason = LockFile.StaleReason
 
 /** What is known about the holder of a lock file. */
-export type HolderInfo = Omit<LockFile.HolderInfo, "content">
+export type HolderInfo = Omit<LockFile.HolderInfo, "content" | "symlink">
 
 /** Options of `acquire`. */
 export interface LockOptions {
@@ -59,12 +63,15 @@ export interface LockHandle {
   readonly reentrant: boolean
 }
 
+/** Errors of taking the lock: timed out, something that is not a lock file in the way, the filesystem. */
+export type LockError = LockTimeoutError | LockUnusableError | FileSystemError
+
 /** The service. */
 export interface TranscriptLockShape {
   /** Takes the lock for the scope's lifetime. */
   readonly acquire: (path: string, options?: LockOptions) => Effect.Effect<
     LockHandle,
-    LockTimeoutError | FileSystemError,
+    LockError,
     Scope.Scope
   >
   /** Runs `effect` holding the lock (re-entrant: nesting on one fiber only counts up). */
@@ -72,9 +79,12 @@ export interface TranscriptLockShape {
     path: string,
     effect: Effect.Effect<A, E, R>,
     options?: LockOptions
-  ) => Effect.Effect<A, E | LockTimeoutError | FileSystemError, R>
+  ) => Effect.Effect<A, E | LockError, R>
   /** Who holds the lock file now, if anyone, and whether it counts as stale. */
-  readonly inspect: (path: string, options?: LockOptions) => Effect.Effect<Option.Option<HolderInfo>, FileSystemError>
+  readonly inspect: (
+    path: string,
+    options?: LockOptions
+  ) => Effect.Effect<Option.Option<HolderInfo>, FileSystemError | LockUnusableError>
   /** Whether the current fiber holds the lock of `path`. */
   readonly isHeld: (path: string) => Effect.Effect<boolean>
 }
@@ -121,16 +131,37 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
   const registry = backend.locks
   const starttime = backend.starttime(backend.pid)
 
-  const inspectFile = (lockPath: string, options: Resolved) =>
+  /** Judges what is at the lock path; never opens anything but a regular file (a FIFO would block). */
+  const inspectFile = (path: string, lockPath: string, options: Resolved) =>
     Effect.gen(function*() {
+      const kind = yield* backend.lstat(lockPath)
+      if (Option.isNone(kind)) return Option.none<LockFile.HolderInfo>()
+      const now = yield* Clock.currentTimeMillis
+      if (kind.value.kind === "symlink") {
+        // a lock holder only ever creates a regular file: a link there (dangling or not) is debris
+        return Option.some<LockFile.HolderInfo>({
+          lockPath,
+          payload: undefined,
+          pid: undefined,
+          hostname: undefined,
+          alive: undefined,
+          ageMs: now - Number(kind.value.mtimeNs / 1_000_000n),
+          reasons: ["not-a-file"],
+          takeover: true,
+          content: { bytes: new Uint8Array(0), ino: kind.value.ino, mtimeNs: kind.value.mtimeNs },
+          symlink: true
+        })
+      }
+      if (kind.value.kind !== "file") {
+        return yield* new LockUnusableError({ path: backend.resolve(path), lockPath, kind: kind.value.kind })
+      }
       const content = yield* backend.readFile(lockPath)
       if (Option.isNone(content)) return Option.none<LockFile.HolderInfo>()
-      const now = yield* Clock.currentTimeMillis
       return Option.some(LockFile.judge(backend, lockPath, content.value, now, options, registry.held.has(lockPath)))
     })
 
   const timeoutError = (path: string, lockPath: string, options: Resolved) =>
-    inspectFile(lockPath, options).pipe(
+    inspectFile(path, lockPath, options).pipe(
       Effect.map((info) => {
         const holder = Option.getOrUndefined(info)
         return new LockTimeoutError({
@@ -168,7 +199,29 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
     })
 
   /** Take-over: rename the unchanged stale file to a unique name, check what we moved, then drop it. */
-  const takeOver = (info: LockFile.HolderInfo) =>
+  const takeOver = (info: LockFile.HolderInfo) => info.symlink === true ? takeOverLink(info) : takeOverFile(info)
+
+  /** A symlink at the lock path: move the link itself (never its target) away if it is still the same link. */
+  const takeOverLink = (info: LockFile.HolderInfo) =>
+    Effect.gen(function*() {
+      const again = yield* backend.lstat(info.lockPath)
+      if (Option.isNone(again) || again.value.kind !== "symlink" || again.value.ino !== info.content.ino) return
+      const aside = `${info.lockPath}.stale-${randomUUID().slice(0, 8)}`
+      const moved = yield* backend.rename(info.lockPath, aside).pipe(
+        Effect.as(true),
+        Effect.catchTag("FileNotFoundError", () => Effect.succeed(false))
+      )
+      if (!moved) return
+      const movedInfo = yield* backend.lstat(aside)
+      if (Option.isSome(movedInfo) && movedInfo.value.ino !== info.content.ino) {
+        yield* backend.link(aside, info.lockPath).pipe(Effect.ignore)
+      } else {
+        yield* Effect.logInfo(`transcript lock: removed a symlink found at the lock path ${info.lockPath}`)
+      }
+      yield* backend.remove(aside)
+    })
+
+  const takeOverFile = (info: LockFile.HolderInfo) =>
     Effect.gen(function*() {
       const again = yield* backend.readFile(info.lockPath)
       if (Option.isNone(again)) return
@@ -200,7 +253,8 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
     Effect.uninterruptible(Effect.gen(function*() {
       const attempt = backend.createExclusive(lockPath).pipe(
         Effect.map(Option.some),
-        Effect.catchIf((e) => e.code === "EEXIST", () => Effect.succeed(Option.none()))
+        // something is there (EISDIR: a folder, on backends that say so): judged by `inspectFile`
+        Effect.catchIf((e) => e.code === "EEXIST" || e.code === "EISDIR", () => Effect.succeed(Option.none()))
       )
       let handle = yield* attempt.pipe(
         Effect.catchIf(
@@ -268,18 +322,21 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       const entered = yield* enterGate(lockPath, options.timeoutMs)
       if (!entered) return yield* timeoutError(path, lockPath, options)
       let attemptsAfterDeadline = 0
+      let immediate = 0
       while (true) {
         const created = yield* tryCreate(path, lockPath, options)
         if (Option.isSome(created)) return created.value
-        const info = yield* inspectFile(lockPath, options)
+        const info = yield* inspectFile(path, lockPath, options)
         const now = yield* Clock.currentTimeMillis
         if (Option.isSome(info) && info.value.takeover) yield* takeOver(info.value)
         else if (now >= deadline) return yield* timeoutError(path, lockPath, options)
-        // after a take-over (or a lock that vanished) retry at once, unless the time is up
-        if (Option.isNone(info) || info.value.takeover) {
+        // after a take-over (or a lock that vanished) retry at once, unless the time is up; a few
+        // times only, then at the retry pace (something that keeps coming back must not spin a CPU)
+        if ((Option.isNone(info) || info.value.takeover) && immediate++ < 8) {
           if (now >= deadline && attemptsAfterDeadline++ > 3) return yield* timeoutError(path, lockPath, options)
           continue
         }
+        immediate = 0
         yield* Effect.sleep(Duration.millis(Math.min(options.retryMs, deadline - now)))
       }
     })
@@ -305,8 +362,8 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
     )
 
   const inspect = (path: string, options?: LockOptions) =>
-    inspectFile(lockPathOf(backend, path), resolveOptions(options)).pipe(
-      Effect.map(Option.map(({ content: _content, ...info }): HolderInfo => info))
+    inspectFile(path, lockPathOf(backend, path), resolveOptions(options)).pipe(
+      Effect.map(Option.map(({ content: _content, symlink: _symlink, ...info }): HolderInfo => info))
     )
 
   const isHeld = (path: string) =>

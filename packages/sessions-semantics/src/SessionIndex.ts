@@ -136,6 +136,7 @@ export type SessionIndexError =
   | SessionRecordError
   | StoreError.FileSystemError
   | StoreError.LockTimeoutError
+  | StoreError.LockUnusableError
 
 /** Options of `make` / `layer`. */
 export interface Options {

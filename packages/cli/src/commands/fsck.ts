@@ -5,6 +5,7 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { randomUUID } from "node:crypto"
 import { basename, dirname, join } from "node:path"
 import { ProblemsFound } from "../CliError.js"
@@ -116,29 +117,48 @@ export const fsck: CliCommand = Command.make(
   )
 )
 
-/** The repaired content of a scan, and the lines taken out of it. */
-const repaired = (found: Scan) => {
+/**
+ * What repair does with each line of a scan, by line number: every line is kept byte for byte
+ * (never decoded and re-encoded: invalid UTF-8 survives) except blank lines (dropped), corrupt
+ * lines and extra headers (moved to a sidecar, byte for byte), and a header that is not the first
+ * line (moved to the top). A file without a header gets a new one.
+ */
+const repairPlan = (found: Scan) => {
   const { state } = found
-  const kept: Array<string> = []
-  const removed: Array<string> = []
-  const header = state.header ?? {
-    type: "session" as const,
-    version: Entry.CURRENT_SESSION_VERSION,
-    id: randomUUID(),
-    timestamp: new Date().toISOString(),
-    cwd: process.cwd()
-  }
-  kept.push(Line.stringify(header))
+  const keep = new Set<number>()
+  const moved = new Set<number>()
+  let headerText: string | undefined
   for (const line of found.lines) {
     if (line._tag === "Blank") continue
-    // a byte-order mark at the start of the file is removed (the header is written afresh anyway)
-    const text = line.offset === 0 ? Line.withoutByteOrderMark(Line.serialize(line)) : Line.serialize(line)
-    if (line._tag === "Corrupt" || (line._tag === "Header" && line.header !== state.header)) {
-      removed.push(text)
-    } else if (line._tag !== "Header") kept.push(text)
+    if (line._tag === "Corrupt" || (line._tag === "Header" && line.header !== state.header)) moved.add(line.line)
+    else if (line._tag === "Header" && line.line !== 1) headerText = Line.serialize(line)
+    else keep.add(line.line)
   }
-  return { content: kept.join("\n") + "\n", removed, recreatedHeader: state.header === undefined }
+  if (state.header === undefined) {
+    headerText = Line.stringify({
+      type: "session" as const,
+      version: Entry.CURRENT_SESSION_VERSION,
+      id: randomUUID(),
+      timestamp: new Date().toISOString(),
+      cwd: process.cwd()
+    })
+  }
+  return { keep, moved, headerText, recreatedHeader: state.header === undefined }
 }
+
+const newline = new Uint8Array([0x0a])
+
+/** The pieces of a line, without the UTF-8 byte-order mark that may start the file (repair removes it). */
+const withoutByteOrderMark = (line: { readonly offset: number; readonly pieces: ReadonlyArray<Uint8Array> }) => {
+  const first = line.pieces[0]
+  return line.offset === 0 && first !== undefined && first.length >= 3 && first[0] === 0xef && first[1] === 0xbb &&
+      first[2] === 0xbf
+    ? [first.subarray(3), ...line.pieces.slice(1)]
+    : line.pieces
+}
+
+/** A side file as printed: its name when it is in the folder of `file` (absolute), else its full path. */
+const beside = (file: string, path: string) => (dirname(path) === dirname(file) ? basename(path) : path)
 
 /** `branchlog repair FILE`: backup, then fix what can be fixed without losing data. */
 export const repair: CliCommand = Command.make(
@@ -164,19 +184,34 @@ export const repair: CliCommand = Command.make(
             )
             if (before.length === 0) return yield* Output.lines([`${file}: nothing to repair`])
             const files = yield* TranscriptFile.TranscriptFile
-            const backup = yield* files.backup(file, { label: "repair" })
-            const fixed = repaired(found)
+            const plan = repairPlan(found)
+            // the lines stream through as bytes (the file may be larger than a string can be); the
+            // store's one rewrite keeps a backup, the owner and mode, and leaves nothing on failure
+            const removed: Array<Uint8Array> = []
+            const content = Stream.concat(
+              Stream.fromIterable(plan.headerText === undefined ? [] : [plan.headerText + "\n"]),
+              files.rawLines(file).pipe(
+                Stream.mapConcat((line): ReadonlyArray<Uint8Array> => {
+                  if (plan.keep.has(line.line)) return [...withoutByteOrderMark(line), newline]
+                  if (plan.moved.has(line.line)) removed.push(...withoutByteOrderMark(line), newline)
+                  return []
+                })
+              )
+            )
+            const replaced = yield* files.replace(file, content, { backup: "repair" })
+            const here = files.resolve(file)
             let sidecar: string | undefined
-            if (fixed.removed.length > 0) {
-              sidecar = `${file}.removed-${new Date().toISOString().replace(/[:.]/g, "-")}.txt`
-              yield* files.rewrite(sidecar, fixed.removed.join("\n") + "\n")
+            if (removed.length > 0) {
+              sidecar = `${replaced.path}.removed-${new Date().toISOString().replace(/[:.]/g, "-")}.txt`
+              yield* files.rewrite(sidecar, Stream.fromIterable(removed))
             }
-            yield* files.rewrite(file, fixed.content)
             yield* Output.lines([
-              `${file}: repaired (the original bytes are in ${basename(backup)})`,
+              `${file}: repaired (the original bytes are in ${
+                replaced.backup === undefined ? "no backup: the file was empty" : beside(here, replaced.backup)
+              })`,
               ...before.map((f) => `  fixed: ${format(f)}`),
-              ...(fixed.recreatedHeader ? ["  wrote a new session header (there was none)"] : []),
-              ...(sidecar === undefined ? [] : [`  ${fixed.removed.length} line(s) moved to ${basename(sidecar)}`])
+              ...(plan.recreatedHeader ? ["  wrote a new session header (there was none)"] : []),
+              ...(sidecar === undefined ? [] : [`  ${plan.moved.size} line(s) moved to ${beside(here, sidecar)}`])
             ])
           })
         )

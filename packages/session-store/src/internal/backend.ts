@@ -17,6 +17,19 @@ export interface StatInfo {
   readonly size: number
   readonly mtimeNs: bigint
   readonly mode: number
+  /** Owner and group (0 where the platform has none). */
+  readonly uid: number
+  readonly gid: number
+}
+
+/** What a name is, without following a symlink at it. */
+export type PathKind = "file" | "directory" | "symlink" | "fifo" | "socket" | "device" | "other"
+
+/** An `lstat`: the kind of the name itself and its identity. */
+export interface LinkInfo {
+  readonly kind: PathKind
+  readonly ino: bigint
+  readonly mtimeNs: bigint
 }
 
 /** A file opened for positional reads. */
@@ -29,6 +42,10 @@ export interface ReadHandle {
 export interface WriteHandle {
   readonly write: (bytes: Uint8Array) => Effect.Effect<void, FileSystemError>
   readonly sync: Effect.Effect<void, FileSystemError>
+  /** Sets the permission bits (a rewrite keeps the original's). */
+  readonly chmod: (mode: number) => Effect.Effect<void, FileSystemError>
+  /** Sets owner and group (a rewrite keeps the original's); fails (EPERM) where not allowed. */
+  readonly chown: (uid: number, gid: number) => Effect.Effect<void, FileSystemError>
   readonly close: Effect.Effect<void>
 }
 
@@ -80,6 +97,8 @@ export interface Backend {
   readonly basename: (path: string) => string
   readonly join: (dir: string, name: string) => string
   readonly stat: (path: string) => Effect.Effect<Option.Option<StatInfo>, FileSystemError>
+  /** The name itself (a symlink is not followed); `None` when nothing is there. */
+  readonly lstat: (path: string) => Effect.Effect<Option.Option<LinkInfo>, FileSystemError>
   /** Opens, fstats and reads `[max(0, end - length), end)` where `end` defaults to the size. */
   readonly readTail: (
     path: string,
@@ -111,7 +130,11 @@ export interface Backend {
   readonly listDirectory: (dir: string) => Effect.Effect<ReadonlyArray<DirEntry>, FileSystemError>
   /** Syncs a folder's entries where the platform allows it. */
   readonly syncDirectory: (dir: string) => Effect.Effect<void>
-  /** The canonical path of a file: its folder's real path (symlinks resolved) joined with its name. */
+  /**
+   * The canonical path of a file: the file a path names, symlinks at the name and in its folders
+   * followed (a dangling link gives the path it points to); the lock, the snapshot, the cache and
+   * rewrites are keyed on it, so a link and its target are one transcript.
+   */
   readonly canonical: (path: string) => string
   readonly hostname: string
   readonly pid: number
@@ -119,6 +142,8 @@ export interface Backend {
   readonly isAlive: (pid: number) => boolean | undefined
   /** The process start time (`/proc/<pid>/stat` field 22) where the platform has it. */
   readonly starttime: (pid: number) => number | undefined
+  /** When the process started, in ms since the epoch, where the platform tells (Linux: /proc). */
+  readonly startedAtMs: (pid: number) => number | undefined
   /** Registers a held lock file for synchronous removal on exit / SIGINT / SIGTERM. */
   readonly registerHeld: (lockPath: string, token: string) => void
   readonly unregisterHeld: (lockPath: string) => void

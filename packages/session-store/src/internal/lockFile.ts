@@ -13,8 +13,14 @@ export interface LockPayload {
   readonly token?: string
 }
 
-/** Why a holder looks stale. The first five allow a take-over; the last two are report-only while the pid lives. */
+/**
+ * Why a holder looks stale. The first six allow a take-over; `too-old` and `hold-exceeded` are
+ * report-only while the pid lives and is known to be the holder (its start time matches the one
+ * recorded); a live pid that cannot be told apart from a recycled one (no start time recorded)
+ * is taken over once the lock is older than both `staleMs` and the holder's own `maxHoldMs`.
+ */
 export type StaleReason =
+  | "not-a-file"
   | "malformed"
   | "missing-pid"
   | "invalid-createdAt"
@@ -23,6 +29,9 @@ export type StaleReason =
   | "orphan-self-pid"
   | "too-old"
   | "hold-exceeded"
+
+/** How much later than `createdAt` a process must have started to be certainly not the holder. */
+export const START_SLACK_MS = 5_000
 
 /** The judged state of an existing lock file. */
 export interface HolderInfo {
@@ -40,6 +49,8 @@ export interface HolderInfo {
   readonly takeover: boolean
   /** The raw content as read (for remove-if-unchanged). */
   readonly content: FileContent
+  /** `true` when a symlink sits at the lock path (no payload; taken over by moving the link). */
+  readonly symlink?: boolean
 }
 
 /** The staleness thresholds. */
@@ -107,9 +118,11 @@ export const judge = (
   if (reasons.length > 0) {
     // a payload being written right now looks malformed for a moment: wait out the grace period
     takeover = mtimeAge > options.graceMs
-  } else if (pid !== undefined && sameHost) {
-    const recorded = typeof payload?.starttime === "number" ? payload.starttime : undefined
-    const current = alive === true ? backend.starttime(pid) : undefined
+  }
+  const recorded = typeof payload?.starttime === "number" ? payload.starttime : undefined
+  const current = alive === true && pid !== undefined ? backend.starttime(pid) : undefined
+  if (reasons.length === 0 && pid !== undefined && sameHost) {
+    const startedAt = alive === true && recorded === undefined ? backend.startedAtMs(pid) : undefined
     if (alive === false) {
       reasons.push("dead-pid")
       takeover = true
@@ -119,14 +132,21 @@ export const judge = (
     } else if (pid === backend.pid && !heldHere) {
       reasons.push("orphan-self-pid")
       takeover = true
+    } else if (startedAt !== undefined && startedAt > createdAtMs + START_SLACK_MS) {
+      // no start time recorded, but this pid's process started after the lock was written: recycled
+      reasons.push("recycled-pid")
+      takeover = true
     }
   }
+  const maxHoldMs = typeof payload?.maxHoldMs === "number" ? payload.maxHoldMs : undefined
   if (ageMs > options.staleMs) {
     reasons.push("too-old")
-    // too-old alone never removes a lock whose pid is known to be alive
-    if (alive !== true) takeover = true
+    // too-old alone never removes a lock whose holder is known to be alive: the pid lives and its
+    // start time matches the recorded one. Without a recorded start time the pid may be anyone's:
+    // past the holder's own maxHoldMs too, no write of it can still be running
+    const verified = alive === true && recorded !== undefined && current !== undefined && recorded === current
+    if (alive !== true || (!verified && ageMs > (maxHoldMs ?? 0))) takeover = true
   }
-  const maxHoldMs = payload?.maxHoldMs
-  if (typeof maxHoldMs === "number" && ageMs > maxHoldMs) reasons.push("hold-exceeded")
+  if (maxHoldMs !== undefined && ageMs > maxHoldMs) reasons.push("hold-exceeded")
   return { lockPath, payload, pid, hostname, alive, ageMs, reasons, takeover, content }
 }

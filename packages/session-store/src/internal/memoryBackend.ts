@@ -29,7 +29,9 @@ const toStat = (inode: Inode): StatInfo => ({
   ino: inode.ino,
   size: inode.size,
   mtimeNs: inode.mtimeNs,
-  mode: inode.mode
+  mode: inode.mode,
+  uid: 0,
+  gid: 0
 })
 
 const NEWLINE = new Uint8Array([0x0a])
@@ -54,6 +56,14 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
       Effect.sync(() => {
         const inode = volume.inode(path)
         return inode === undefined ? Option.none() : Option.some(toStat(inode))
+      }),
+    lstat: (path) =>
+      Effect.sync(() => {
+        const inode = volume.inode(path)
+        if (inode !== undefined) return Option.some({ kind: "file" as const, ino: inode.ino, mtimeNs: inode.mtimeNs })
+        return volume.isDirectory(path)
+          ? Option.some({ kind: "directory" as const, ino: 0n, mtimeNs: 0n })
+          : Option.none()
       }),
     readTail: (path, length, end) =>
       Effect.try({
@@ -132,6 +142,11 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
           return {
             write: (bytes: Uint8Array) => Effect.sync(() => volume.write(inode, bytes)),
             sync: Effect.void,
+            chmod: (mode: number) =>
+              Effect.sync(() => {
+                inode.mode = mode & 0o7777
+              }),
+            chown: () => Effect.void,
             close: Effect.void
           }
         },
@@ -183,6 +198,7 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
     pid: volume.pid,
     isAlive: (pid) => volume.isAlive(pid),
     starttime: (pid) => volume.starttime(pid),
+    startedAtMs: () => undefined,
     registerHeld: (lockPath, token) => void held.set(lockPath, token),
     unregisterHeld: (lockPath) => void held.delete(lockPath),
     locks

@@ -11,8 +11,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { FileNotFoundError, FileSystemError } from "../StoreError.js"
-import type { AppendHandle, Backend, FileContent, StatInfo, WriteHandle } from "./backend.js"
+import type { AppendHandle, Backend, FileContent, LinkInfo, StatInfo, WriteHandle } from "./backend.js"
 import { FileBackend, hasCode, makeLockRegistry } from "./backend.js"
+import { bootTime, canonicalOf, CLOCK_TICKS, kindOf } from "./nodePaths.js"
 
 const codeOf = (error: unknown): string | undefined =>
   typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
@@ -38,7 +39,9 @@ const toStat = (st: fs.BigIntStats): StatInfo => ({
   ino: st.ino,
   size: Number(st.size),
   mtimeNs: st.mtimeNs,
-  mode: Number(st.mode)
+  mode: Number(st.mode),
+  uid: Number(st.uid),
+  gid: Number(st.gid)
 })
 
 const writeFully = (fd: number, bytes: Uint8Array): void => {
@@ -168,6 +171,8 @@ const closeOnce = (fd: number): { readonly close: Effect.Effect<void>; readonly 
 const makeWriteHandle = (path: string, fd: number): WriteHandle => ({
   write: (bytes) => Effect.try({ try: () => writeFully(fd, bytes), catch: (e) => fsError(path, "write", e) }),
   sync: Effect.try({ try: () => fs.fsyncSync(fd), catch: (e) => fsError(path, "fsync", e) }),
+  chmod: (mode) => Effect.try({ try: () => fs.fchmodSync(fd, mode & 0o7777), catch: (e) => fsError(path, "chmod", e) }),
+  chown: (uid, gid) => Effect.try({ try: () => fs.fchownSync(fd, uid, gid), catch: (e) => fsError(path, "chown", e) }),
   close: closeOnce(fd).close
 })
 
@@ -194,14 +199,7 @@ export const nodeBackend: Backend = {
   dirname: (path) => nodePath.dirname(path),
   basename: (path) => nodePath.basename(path),
   join: (dir, name) => nodePath.join(dir, name),
-  canonical: (path) => {
-    const absolute = nodePath.resolve(path)
-    try {
-      return nodePath.join(fs.realpathSync(nodePath.dirname(absolute)), nodePath.basename(absolute))
-    } catch {
-      return absolute
-    }
-  },
+  canonical: canonicalOf,
   stat: (path) =>
     Effect.try({
       try: () => {
@@ -209,6 +207,16 @@ export const nodeBackend: Backend = {
         return st === undefined ? Option.none() : Option.some(toStat(st))
       },
       catch: (e) => fsError(path, "stat", e)
+    }),
+  lstat: (path) =>
+    Effect.try({
+      try: () => {
+        const st = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false })
+        return st === undefined
+          ? Option.none()
+          : Option.some<LinkInfo>({ kind: kindOf(st), ino: st.ino, mtimeNs: st.mtimeNs })
+      },
+      catch: (e) => fsError(path, "lstat", e)
     }),
   readTail: (path, length, end) =>
     Effect.try({
@@ -376,6 +384,11 @@ export const nodeBackend: Backend = {
     }
   },
   starttime: readStarttime,
+  startedAtMs: (pid) => {
+    const ticks = readStarttime(pid)
+    const boot = bootTime()
+    return ticks === undefined || boot === undefined ? undefined : boot * 1000 + (ticks * 1000) / CLOCK_TICKS
+  },
   registerHeld: (lockPath, token) => {
     held.set(lockPath, token)
     install()

@@ -120,6 +120,8 @@ export interface Core {
   tailTrusted: boolean
   /** The file held open for appends inside `withWriteLock` (closed when the lock is let go). */
   appender: { readonly path: string; readonly handle: TranscriptFile.Appender } | undefined
+  /** The canonical key (symlinks followed) of `file`, remembered for the path it was computed for. */
+  canonical: { readonly file: string; readonly key: string } | undefined
 }
 
 /** A fresh record. */
@@ -153,7 +155,8 @@ export const makeCore = (services: Services, options: ManagerOptions, init: {
   syncedToken: undefined,
   heldToken: undefined,
   tailTrusted: false,
-  appender: undefined
+  appender: undefined,
+  canonical: undefined
 })
 
 /** The id a row carries for leaf controls' `parentId` (entries, controls, parent-linked opaque rows). */

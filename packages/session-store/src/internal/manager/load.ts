@@ -9,12 +9,15 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as IdSource from "../../IdSource.js"
-import type { FileNotFoundError, FileSystemError } from "../../StoreError.js"
+import type { FileNotFoundError, FileSystemError, LockTimeoutError, LockUnusableError } from "../../StoreError.js"
 import * as Cache from "./cache.js"
 import type { Core, LoadReport, OwnRow } from "./core.js"
 import { applyLine, emptyReport, isAssistant, isoTime, rowId, textOf } from "./core.js"
 import type { Scan } from "./scan.js"
 import { scanFile } from "./scan.js"
+
+/** Errors of opening a file for writing (a migration or header recovery takes the lock). */
+export type OpenError = FileSystemError | FileNotFoundError | LockTimeoutError | LockUnusableError
 
 /** A fresh header for this manager's cwd (UUIDv7 id unless given, timestamp from `Clock`). */
 export const newHeader = (
@@ -57,6 +60,17 @@ export const startNew = (core: Core, rows: ReadonlyArray<OwnRow>, file: string |
     core.pending.push({ row, text })
     offset += Buffer.byteLength(text) + 1
   }
+}
+
+/** Puts `header` in place of the state's header (rebuilding the state from its rows; the leaf is kept). */
+export const replaceHeader = (core: Core, header: Entry.SessionHeader): void => {
+  const leaf = core.state.leafId
+  const rows = SessionState.rows(core.state).map((row) => row === core.state.headerLine ? { ...row, header } : row)
+  core.state = SessionState.fromRecords(rows)
+  SessionState.navigate(core.state, leaf)
+  core.pending = core.pending.map((p) =>
+    p.row._tag === "Header" ? { row: { _tag: "Header", header }, text: JSON.stringify(header) } : p
+  )
 }
 
 /** Applies an own row at a position. */
@@ -104,7 +118,8 @@ const reportOf = (scan: Scan, extra: Partial<LoadReport>): LoadReport => ({
 const fromCache = (core: Core, path: string) =>
   Effect.gen(function*() {
     const { files, snapshots } = core.services
-    const entry = Cache.get(files, path)
+    const key = files.canonical(path)
+    const entry = Cache.get(files, key)
     if (entry === undefined) return false
     const change = yield* snapshots.classify(path, entry.snapshot)
     let bytesRead = 0
@@ -114,7 +129,7 @@ const fromCache = (core: Core, path: string) =>
       )
       const last = tail?.lines[tail.lines.length - 1]
       if (tail === undefined || (last !== undefined && !last.terminated)) {
-        Cache.remove(files, path)
+        Cache.remove(files, key)
         return false
       }
       for (const l of tail.lines) {
@@ -127,7 +142,7 @@ const fromCache = (core: Core, path: string) =>
       }
       const snapshot = yield* snapshots.capture(path, { upTo: tail.endOffset })
       if (snapshot._tag === "None") {
-        Cache.remove(files, path)
+        Cache.remove(files, key)
         return false
       }
       entry.snapshot = snapshot.value
@@ -135,7 +150,7 @@ const fromCache = (core: Core, path: string) =>
       entry.lineCount += tail.lines.length
       bytesRead = tail.bytesRead
     } else if (change._tag !== "Unchanged") {
-      Cache.remove(files, path)
+      Cache.remove(files, key)
       return false
     }
     adopt(core, { ...entry, state: SessionState.clone(entry.state) })
@@ -145,7 +160,7 @@ const fromCache = (core: Core, path: string) =>
 
 const rememberInCache = (core: Core, path: string, scan: Scan): void => {
   if (scan.snapshot === undefined || scan.tornTail !== undefined || !Cache.fits(scan.snapshot.size)) return
-  Cache.put(core.services.files, path, {
+  Cache.put(core.services.files, core.services.files.canonical(path), {
     state: SessionState.clone(scan.state),
     snapshot: scan.snapshot,
     endOffset: scan.endOffset,
@@ -188,14 +203,13 @@ export const openInto = (
   core: Core,
   path: string,
   options: { readonly readOnly: boolean; readonly useCache: boolean }
-): Effect.Effect<void, FileSystemError | FileNotFoundError> =>
+): Effect.Effect<void, OpenError> =>
   Effect.gen(function*() {
-    const { files } = core.services
     core.file = path
     core.recoveredCorruptHeader = false
     if (options.useCache && (yield* fromCache(core, path))) return
     const scan = yield* scanFile(core.services, path)
-    if (!scan.exists || (scan.lineCount === 0 && scan.endOffset === 0)) {
+    if (isEmpty(scan)) {
       startNew(core, [{ _tag: "Header", header: yield* newHeader(core) }], path)
       return
     }
@@ -205,15 +219,42 @@ export const openInto = (
       if (options.useCache) rememberInCache(core, path, scan)
       return
     }
-    const { lines, migratedFrom, recovered } = yield* recoverLines(core, scan)
-    core.recoveredCorruptHeader = recovered
     if (options.readOnly) {
+      const { lines, migratedFrom, recovered } = yield* recoverLines(core, scan)
+      core.recoveredCorruptHeader = recovered
       adoptLines(core, lines, scan)
       core.report = reportOf(scan, { migratedFrom, recoveredCorruptHeader: recovered })
       return
     }
-    const backup = yield* files.backup(path, { label: recovered ? "corrupt" : "backup" })
-    yield* files.rewrite(path, contentOf(lines))
+    yield* core.services.locks.withLock(path, rewriteOnOpen(core, path, scan), core.options.lock)
+  })
+
+const isEmpty = (scan: Scan): boolean => !scan.exists || (scan.lineCount === 0 && scan.endOffset === 0)
+
+/**
+ * Migration or header recovery of a writable open, under the transcript lock: what the scan
+ * (taken without the lock) saw is checked against the file first, and the file is read again if
+ * anything changed, so that the rewrite holds every row another writer added meanwhile (or, when
+ * another writer migrated it meanwhile, nothing is rewritten at all).
+ */
+const rewriteOnOpen = (core: Core, path: string, first: Scan) =>
+  Effect.gen(function*() {
+    const { files, snapshots } = core.services
+    const change = first.snapshot === undefined ? undefined : yield* snapshots.classify(path, first.snapshot)
+    const scan = change?._tag === "Unchanged" ? first : yield* scanFile(core.services, path)
+    const bytesBefore = scan === first ? first.bytesRead : first.bytesRead + scan.bytesRead
+    if (isEmpty(scan)) {
+      startNew(core, [{ _tag: "Header", header: yield* newHeader(core) }], path)
+      return
+    }
+    if (scan.direct) {
+      adopt(core, scan)
+      core.report = reportOf(scan, { bytesRead: bytesBefore })
+      return
+    }
+    const { lines, migratedFrom, recovered } = yield* recoverLines(core, scan)
+    core.recoveredCorruptHeader = recovered
+    const replaced = yield* files.replace(path, contentOf(lines), { backup: recovered ? "corrupt" : "backup" })
     const again = yield* scanFile(core.services, path)
     if (!again.direct) {
       // cannot happen for what we just wrote; keep what we have in memory
@@ -223,9 +264,9 @@ export const openInto = (
     core.report = reportOf(scan, {
       migratedFrom,
       recoveredCorruptHeader: recovered,
-      backups: [backup],
+      backups: replaced.backup === undefined ? [] : [replaced.backup],
       rewritten: true,
-      bytesRead: scan.bytesRead + again.bytesRead
+      bytesRead: bytesBefore + again.bytesRead
     })
   })
 

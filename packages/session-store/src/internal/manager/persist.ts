@@ -18,7 +18,7 @@ import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import { ReadOnlySessionError, SessionFileConflictError } from "../../SessionError.js"
-import type { FileNotFoundError, LockTimeoutError } from "../../StoreError.js"
+import type { FileNotFoundError, LockTimeoutError, LockUnusableError } from "../../StoreError.js"
 import { FileSystemError } from "../../StoreError.js"
 import { TranscriptObserver } from "../../TranscriptObserver.js"
 import type { TranscriptObserverShape } from "../../TranscriptObserver.js"
@@ -31,18 +31,32 @@ export type WriteError =
   | FileSystemError
   | FileNotFoundError
   | LockTimeoutError
+  | LockUnusableError
   | SessionFileConflictError
   | ReadOnlySessionError
 
-/** Which manager wrote a file last in this process (by resolved path). */
+/** Which manager wrote a file last in this process (by the file a path names: a link and its target are one). */
 const lastWriter = new Map<string, symbol>()
+
+/** Records this manager as the last writer of its file (`false`: forgets whoever it was). */
+export const markLastWriter = (core: Core, wrote = true): void => {
+  if (wrote) lastWriter.set(keyOf(core), core.token)
+  else lastWriter.delete(keyOf(core))
+}
+
+/** The canonical key of the record's file (remembered per path). */
+const keyOf = (core: Core): string => {
+  const file = core.file!
+  if (core.canonical?.file !== file) core.canonical = { file, key: core.services.files.canonical(file) }
+  return core.canonical.key
+}
 
 /** `true` when this manager writes rows as they come (persisted, and an assistant exists or eager). */
 export const flushes = (core: Core, assistant = false): boolean =>
   core.persist && core.file !== undefined && (core.options.eagerFlush === true || core.hasAssistant || assistant)
 
 /** Closes the appender held inside `withWriteLock`, if any; the next write checks the file's last byte again. */
-const dropAppender = (core: Core): Effect.Effect<void> =>
+export const dropAppender = (core: Core): Effect.Effect<void> =>
   Effect.suspend(() => {
     const appender = core.appender
     core.appender = undefined
@@ -80,7 +94,7 @@ const restoreMissing = (core: Core) =>
   })
 
 /** Brings the state up to date with the file, under the lock whose token is `token`. */
-const sync = (core: Core, token: string) =>
+export const sync = (core: Core, token: string) =>
   Effect.gen(function*() {
     yield* dropAppender(core)
     const file = core.file!
@@ -93,7 +107,7 @@ const sync = (core: Core, token: string) =>
       return
     }
     if (
-      core.lockDepth > 0 && core.syncedToken === token && lastWriter.get(file) === core.token &&
+      core.lockDepth > 0 && core.syncedToken === token && lastWriter.get(keyOf(core)) === core.token &&
       core.snapshot !== undefined
     ) {
       return
@@ -165,7 +179,7 @@ const writeOut = (core: Core, rows: ReadonlyArray<OwnRow>): Effect.Effect<void, 
         core.onDisk = true
         core.lineCount = line - 1
         core.knownEnd = result.size
-        lastWriter.set(file, core.token)
+        lastWriter.set(keyOf(core), core.token)
         // the file now ends with our `\n` at `knownEnd`: later writes under the held lock need no read-back
         core.tailTrusted = core.lockDepth > 0
         const entries = flushed.flatMap((row) => row._tag === "Entry" ? [row.entry] : [])
@@ -249,7 +263,7 @@ const appendHeld = (
  * Runs `f` holding the transcript lock, with the lock's token. Inside this manager's own
  * `withWriteLock` the held lock is used as it is (no re-entrant acquire per write).
  */
-const locked = <A, E>(core: Core, f: (token: string) => Effect.Effect<A, E>) =>
+export const locked = <A, E>(core: Core, f: (token: string) => Effect.Effect<A, E>) =>
   core.lockDepth > 0 && core.heldToken !== undefined
     ? f(core.heldToken)
     : Effect.scoped(
@@ -316,7 +330,7 @@ const commitChecked = (
 /** Inside this manager's `withWriteLock`, after its own last write under that same lock. */
 const heldByUs = (core: Core): boolean =>
   core.lockDepth > 0 && core.heldToken !== undefined && core.syncedToken === core.heldToken && core.onDisk &&
-  core.snapshot !== undefined && core.pending.length === 0 && lastWriter.get(core.file!) === core.token
+  core.snapshot !== undefined && core.pending.length === 0 && lastWriter.get(keyOf(core)) === core.token
 
 /** Writes whatever is pending now (the public `flush()`); nothing for in-memory or read-only sessions. */
 export const flush = (core: Core): Effect.Effect<void, WriteError> =>
@@ -371,24 +385,3 @@ export const withWriteLock = <A, E, R>(
       (scope, exit) =>
         Scope.close(scope, exit)
     )
-
-/** Replaces the file with the state's rows (after a backup of the old bytes), atomically; re-reads it. */
-export const rewriteFromState = (core: Core, label: string) =>
-  locked(core, (_token) =>
-    Effect.gen(function*() {
-      // the file is replaced (new inode): a held appender would write to the old one
-      yield* dropAppender(core)
-      const file = core.file!
-      const { files, snapshots } = core.services
-      const existing = yield* snapshots.capture(file)
-      const backups: Array<string> = []
-      if (Option.isSome(existing) && existing.value.size > 0) backups.push(yield* files.backup(file, { label }))
-      const savedLeaf = core.state.leafId
-      yield* files.rewrite(file, contentOf(SessionState.rows(core.state)))
-      core.pending = []
-      core.onDisk = true
-      yield* rebuild(core)
-      if (savedLeaf === null || SessionState.hasId(core.state, savedLeaf)) SessionState.navigate(core.state, savedLeaf)
-      lastWriter.set(file, core.token)
-      return backups
-    }))

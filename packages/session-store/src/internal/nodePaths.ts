@@ -1,0 +1,66 @@
+/**
+ * Node helpers of the backend for names and processes: what a name is, the file a path names
+ * (symlinks followed), and the boot time for process start times.
+ */
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import type { PathKind } from "./backend.js"
+
+/** What a name is (from an lstat). */
+export const kindOf = (st: fs.BigIntStats): PathKind =>
+  st.isFile()
+    ? "file"
+    : st.isDirectory()
+    ? "directory"
+    : st.isSymbolicLink()
+    ? "symlink"
+    : st.isFIFO()
+    ? "fifo"
+    : st.isSocket()
+    ? "socket"
+    : st.isBlockDevice() || st.isCharacterDevice()
+    ? "device"
+    : "other"
+
+/**
+ * The file `path` names: symlinks followed (at the name and in its folders). A name that does
+ * not exist yet keeps its base name under its folder's real path; a dangling symlink gives the
+ * path it points to (so writing through it creates the target, not a second file).
+ */
+export const canonicalOf = (path: string): string => {
+  let current = nodePath.resolve(path)
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return fs.realpathSync(current)
+    } catch {
+      // missing, or a dangling link: follow the link by hand, else resolve the folder only
+    }
+    let target: string
+    try {
+      target = fs.readlinkSync(current)
+    } catch {
+      try {
+        return nodePath.join(fs.realpathSync(nodePath.dirname(current)), nodePath.basename(current))
+      } catch {
+        return current
+      }
+    }
+    current = nodePath.resolve(nodePath.dirname(current), target)
+  }
+  return current
+}
+
+let bootTimeS: number | undefined | null = null
+/** Clock ticks per second of /proc/<pid>/stat's start time. */
+export const CLOCK_TICKS = 100 // USER_HZ: fixed at 100 in the Linux ABI on every architecture Node runs on
+/** Boot time (s since the epoch) from /proc/stat, where there is one. */
+export const bootTime = (): number | undefined => {
+  if (bootTimeS !== null) return bootTimeS
+  try {
+    const match = /^btime (\d+)$/m.exec(fs.readFileSync("/proc/stat", "utf8"))
+    bootTimeS = match === null ? undefined : Number(match[1])
+  } catch {
+    bootTimeS = undefined
+  }
+  return bootTimeS
+}
