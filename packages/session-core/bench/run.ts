@@ -2,7 +2,8 @@
  * session-core benchmark: fold throughput against a bare `JSON.parse` of every line (both keep
  * what they parse, as any loader must; splitting the file is the store's part and is measured
  * there),
- * `buildSessionContext` on a 100k-deep branch against the references' quadratic path building,
+ * `buildSessionContext` on a 100k-deep branch against the references' quadratic path building
+ * (and with 10k pi 1.6 context edits on it),
  * and `getTree`. Run with `pnpm bench` in this package. Prints figures and ratios; it does not
  * pass or fail (timings on shared machines are noisy), but it says whether each target is met.
  */
@@ -100,6 +101,34 @@ for (const entries of [10_000, 100_000]) {
   ])
   const tree = measure(() => Tree.getTree(state), { runs: 5 })
   rows.push(["getTree (one chain)", String(depth), "", ms(tree), "", "", rate(depth, tree, " nodes")])
+
+  // pi 1.6's context edits: 10k more entries on the same branch, each a context_edit of an earlier entry
+  const edited = SessionState.clone(state)
+  const ids = state.entries.map((entry) => entry.id)
+  let parentId = leaf
+  for (let i = 0; i < 10_000; i++) {
+    const id = `ed${i.toString(16).padStart(6, "0")}`
+    const row = {
+      type: "context_edit",
+      id,
+      parentId,
+      timestamp: "2026-06-01T00:00:00.000Z",
+      targetId: ids[(i * 7919) % ids.length],
+      replacement: i % 2 === 0 ? null : { content: `edit ${i}` }
+    }
+    SessionState.apply(edited, Line.parse(JSON.stringify(row), depth + 2 + i, 1))
+    parentId = id
+  }
+  const withEdits = measure(() => SessionContext.buildSessionContext(edited, parentId), { runs: 9 })
+  rows.push([
+    "buildSessionContext, + 10k context edits",
+    String(depth + 10_000),
+    "",
+    ms(withEdits),
+    `${ms(context)} without the edits`,
+    ratio(withEdits, context),
+    `target < 50 ms: ${withEdits < 50 ? "met" : "MISSED"}`
+  ])
 }
 
 console.log(`session-core benchmark (node ${process.version}, median of several runs)\n`)

@@ -139,7 +139,23 @@ export const CustomMessage = Schema.Struct({
 /** A custom (extension) message. */
 export type CustomMessage = typeof CustomMessage.Type
 
-const knownRoles = ["user", "assistant", "toolResult", "bashExecution", "custom"] as const
+/**
+ * `{role:"system", content, sections?, toolsAdded?, toolsRemoved?, timestamp}` (pi 1.6): system
+ * instructions and tool declarations at one point of the transcript. Stored in `message` entries
+ * and in a compaction's `systemMessage`; dropped inside a compaction's kept range (spec §15).
+ */
+export const SystemMessage = Schema.Struct({
+  role: Schema.Literal("system"),
+  content: Schema.Union(Schema.String, Schema.Array(TextContent)),
+  sections: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.String) })),
+  toolsAdded: Schema.optional(Schema.Array(Schema.Unknown)),
+  toolsRemoved: Schema.optional(Schema.Array(Schema.Unknown)),
+  timestamp: Schema.Number
+})
+/** A system message (pi 1.6). */
+export type SystemMessage = typeof SystemMessage.Type
+
+const knownRoles = ["user", "assistant", "toolResult", "bashExecution", "custom", "system"] as const
 
 /** A message of a role this library does not know (kept and passed through as it is). */
 export const OtherMessage = Schema.Struct({
@@ -160,6 +176,7 @@ export const AgentMessage = Schema.Union(
   ToolResultMessage,
   BashExecutionMessage,
   CustomMessage,
+  SystemMessage,
   OtherMessage
 )
 /** A stored agent message. */
@@ -169,6 +186,7 @@ export type AgentMessage =
   | ToolResultMessage
   | BashExecutionMessage
   | CustomMessage
+  | SystemMessage
   | OtherMessage
 
 /** Derived (never stored) summary of what a compaction replaced. */

@@ -4,12 +4,15 @@
  *
  * Errors lose or hide data when a reference opens the file (a corrupt line is skipped, a missing
  * header empties the session, an entry whose parent is gone starts a new root); warnings are legal
- * but suspicious (a label on an unknown entry, a compaction that keeps nothing).
+ * but suspicious (a label on an unknown entry, a compaction that keeps nothing, a context edit of
+ * an unknown entry, a byte-order mark).
  *
  * @since 0.1.0
  */
 import type { Entry } from "./Entry.js"
+import { malformedReason } from "./internal/classify.js"
 import type { Row } from "./Line.js"
+import * as Line from "./Line.js"
 import * as SessionContext from "./SessionContext.js"
 import * as SessionState from "./SessionState.js"
 import * as Tree from "./Tree.js"
@@ -32,6 +35,10 @@ export type Problem =
   | { readonly _tag: "DanglingLabel"; readonly id: string; readonly targetId: string } & Where
   | { readonly _tag: "KeptEntryOffPath"; readonly id: string; readonly firstKeptEntryId: string } & Where
   | { readonly _tag: "InvalidLeafControl"; readonly id: string } & Where
+  | { readonly _tag: "ByteOrderMark" } & Where
+  | { readonly _tag: "MalformedEntry"; readonly type: string; readonly id?: string; readonly reason: string } & Where
+  | { readonly _tag: "DanglingContextEdit"; readonly id: string; readonly targetId: string } & Where
+  | { readonly _tag: "InvalidContextEdit"; readonly id: string } & Where
 
 /** How bad a finding is. */
 export type Severity = "error" | "warning"
@@ -46,6 +53,7 @@ export const severity = (problem: Problem): Severity => {
     case "DuplicateId":
     case "Orphan":
     case "Cycle":
+    case "MalformedEntry":
       return "error"
     default:
       return "warning"
@@ -76,6 +84,16 @@ export const describe = (problem: Problem): string => {
       return `compaction ${problem.id} keeps from ${problem.firstKeptEntryId}, which is not on its path: it keeps nothing`
     case "InvalidLeafControl":
       return `leaf control ${problem.id} names an entry that does not exist before it; it is ignored`
+    case "ByteOrderMark":
+      return "the file starts with a UTF-8 byte-order mark (read as white space; `repair` removes it)"
+    case "MalformedEntry":
+      return `a ${problem.type} row${
+        problem.id === undefined ? "" : ` (id ${problem.id})`
+      } is not an entry: ${problem.reason}; it is kept, but is in neither the tree nor the context`
+    case "DanglingContextEdit":
+      return `context edit ${problem.id} edits an entry that does not exist (${problem.targetId}); it changes nothing`
+    case "InvalidContextEdit":
+      return `context edit ${problem.id} needs a string targetId and a replacement that is null or {content}; it changes nothing`
   }
 }
 
@@ -90,8 +108,26 @@ export const diagnose = (state: SessionState.SessionState): Array<Problem> => {
 
   const firstLines = new Map<string, number>()
   const lastRow = rows[rows.length - 1]
+  const first = rows[0]
+  if (first !== undefined && first.offset === 0 && Line.hasByteOrderMark(first)) {
+    problems.push({ _tag: "ByteOrderMark", ...at(first) })
+  }
   for (const row of rows) {
     switch (row._tag) {
+      case "Opaque": {
+        const reason = malformedReason(row.value)
+        if (reason !== undefined) {
+          const id = typeof row.value.id === "string" && row.value.id.trim() !== "" ? row.value.id : undefined
+          problems.push({
+            _tag: "MalformedEntry",
+            type: row.value.type as string,
+            ...(id === undefined ? {} : { id }),
+            reason,
+            ...at(row)
+          })
+        }
+        break
+      }
       case "Corrupt":
         problems.push({ _tag: "CorruptLine", reason: row.reason, last: row === lastRow, ...at(row) })
         break
@@ -130,7 +166,17 @@ const entryProblems = (
   if (entry.type === "label" && !SessionState.hasId(state, entry.targetId)) {
     problems.push({ _tag: "DanglingLabel", id: entry.id, targetId: entry.targetId, ...where })
   }
-  if (entry.type === "compaction" && state.byId.get(entry.id) === entry) {
+  if (entry.type === "context_edit") {
+    if (!SessionContext.isEffectiveEdit(entry)) problems.push({ _tag: "InvalidContextEdit", id: entry.id, ...where })
+    else if (!state.byId.has(entry.targetId)) {
+      problems.push({ _tag: "DanglingContextEdit", id: entry.id, targetId: entry.targetId, ...where })
+    }
+  }
+  // `null` (or, as pi 1.6 stores it, the compaction's own id) keeps nothing on purpose
+  if (
+    entry.type === "compaction" && state.byId.get(entry.id) === entry && entry.firstKeptEntryId !== null &&
+    entry.firstKeptEntryId !== entry.id
+  ) {
     const kept = SessionContext.firstKeptEntryId(state, entry)
     const before = Tree.getBranch(state, entry.id).slice(0, -1)
     if (!before.some((e) => e.id === kept)) {

@@ -1,6 +1,6 @@
 /**
- * The rows of a session file (spec §1): the header, the nine canonical entry types, and
- * OpenClaw's `leaf` control row.
+ * The rows of a session file (spec §1): the header, the eleven canonical entry types (the nine of
+ * §1.3 and pi 1.6's `usage` and `context_edit`, §15), and OpenClaw's `leaf` control row.
  *
  * These schemas are the contract. The line codec ({@link ./Line.ts}) classifies rows with a
  * hand-written guard that accepts exactly what {@link EntryEnvelope} accepts (a property test holds
@@ -11,7 +11,16 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { AgentMessage, UserContent } from "./AgentMessage.js"
+import {
+  AgentMessage,
+  ImageContent,
+  SystemMessage,
+  TextContent,
+  ThinkingContent,
+  ToolCall,
+  Usage,
+  UserContent
+} from "./AgentMessage.js"
 import { canonicalEntryTypes } from "./internal/entryTypes.js"
 
 /** The current session format version (`CURRENT_SESSION_VERSION`). */
@@ -70,15 +79,22 @@ export const ModelChangeEntry = Schema.Struct({
 /** A `model_change` entry. */
 export type ModelChangeEntry = typeof ModelChangeEntry.Type
 
-/** `compaction`: a summary that replaces what came before `firstKeptEntryId`. */
+/**
+ * `compaction`: a summary that replaces what came before `firstKeptEntryId` (`null`, or the
+ * compaction's own id as pi 1.6 stores it: nothing before it is kept). pi 1.6 adds `usage` (of the
+ * summarising call) and `systemMessage` (the system state at this point, emitted before the
+ * summary).
+ */
 export const CompactionEntry = Schema.Struct({
   type: Schema.Literal("compaction"),
   ...base,
   summary: Schema.String,
-  firstKeptEntryId: Schema.String,
+  firstKeptEntryId: Schema.NullOr(Schema.String),
   tokensBefore: Schema.Number,
   details: Schema.optional(Schema.Unknown),
-  fromHook: Schema.optional(Schema.Boolean)
+  usage: Schema.optional(Usage),
+  fromHook: Schema.optional(Schema.Boolean),
+  systemMessage: Schema.optional(SystemMessage)
 })
 /** A `compaction` entry. */
 export type CompactionEntry = typeof CompactionEntry.Type
@@ -90,6 +106,7 @@ export const BranchSummaryEntry = Schema.Struct({
   fromId: Schema.String,
   summary: Schema.String,
   details: Schema.optional(Schema.Unknown),
+  usage: Schema.optional(Usage),
   fromHook: Schema.optional(Schema.Boolean)
 })
 /** A `branch_summary` entry. */
@@ -136,6 +153,46 @@ export const SessionInfoEntry = Schema.Struct({
 /** A `session_info` entry. */
 export type SessionInfoEntry = typeof SessionInfoEntry.Type
 
+/**
+ * `usage` (pi 1.6, `appendUsage`): tokens and cost of a model call that is not a message of the
+ * conversation (`kind` names it, e.g. `"cache_warm"`). A tree node that emits no message and does
+ * not change the model.
+ */
+export const UsageEntry = Schema.Struct({
+  type: Schema.Literal("usage"),
+  ...base,
+  kind: Schema.String,
+  provider: Schema.String,
+  model: Schema.String,
+  usage: Usage,
+  note: Schema.optional(Schema.String)
+})
+/** A `usage` entry. */
+export type UsageEntry = typeof UsageEntry.Type
+
+/** The content a context edit may put in place of its target's (user, assistant, tool result or custom content). */
+export const EditableContent = Schema.Union(
+  Schema.String,
+  Schema.Array(Schema.Union(TextContent, ImageContent, ThinkingContent, ToolCall))
+)
+/** Content of a context edit. */
+export type EditableContent = typeof EditableContent.Type
+
+/**
+ * `context_edit` (pi 1.6, `appendContextEdit`): rewrites what `targetId` contributes to the
+ * context, on the branches that select this edit. `replacement: null` removes the target's whole
+ * contribution; `{content}` swaps the content of a user, assistant, tool result or custom message
+ * (spec §15).
+ */
+export const ContextEditEntry = Schema.Struct({
+  type: Schema.Literal("context_edit"),
+  ...base,
+  targetId: Schema.String,
+  replacement: Schema.NullOr(Schema.Struct({ content: EditableContent }))
+})
+/** A `context_edit` entry. */
+export type ContextEditEntry = typeof ContextEditEntry.Type
+
 /** Every canonical entry. */
 export const Entry = Schema.Union(
   MessageEntry,
@@ -146,7 +203,9 @@ export const Entry = Schema.Union(
   CustomEntry,
   CustomMessageEntry,
   LabelEntry,
-  SessionInfoEntry
+  SessionInfoEntry,
+  UsageEntry,
+  ContextEditEntry
 )
 /** A canonical entry: a node of the session tree. */
 export type Entry = typeof Entry.Type
@@ -154,7 +213,7 @@ export type Entry = typeof Entry.Type
 /** The `type` of a canonical entry. */
 export type EntryType = Entry["type"]
 
-/** The canonical entry types, in the order of spec §1.3. */
+/** The canonical entry types, in the order of spec §1.3, then pi 1.6's (§15). */
 export const entryTypes: ReadonlyArray<EntryType> = canonicalEntryTypes
 
 /**

@@ -8,6 +8,11 @@
  *   offset and the reason;
  * - a blank line.
  *
+ * What the references tolerate around a line is tolerated here (they trim the whole file, split it
+ * on `\n` and `JSON.parse` each line): white space around the object, a `\r` of a CRLF line end,
+ * and at the start of the file a UTF-8 byte-order mark (or any other leading white space). Such a
+ * line keeps its text: {@link serialize} gives back the same bytes, BOM and CR included.
+ *
  * Rows are classified by a guard that accepts what {@link EntryEnvelope} and
  * {@link LeafControlEnvelope} accept (see `internal/classify.ts`). In a legacy file (version < 2)
  * canonical rows have no ids yet; they are parsed as opaque rows and the v1 → v2 migration turns
@@ -74,15 +79,31 @@ export type Row = Exclude<ParsedLine, BlankLine>
 const isBlank = (text: string): boolean =>
   text.length === 0 || (text.charCodeAt(0) !== 0x7b && text.trim().length === 0)
 
+/** The UTF-8 byte-order mark, as a character. */
+export const BYTE_ORDER_MARK = "\uFEFF"
+
+/**
+ * The text of headers, entries and leaf controls whose line is not exactly an object (white
+ * space, a `\r` or a BOM around it), by the identity of the parsed value: a copy or a changed
+ * value (a migration, a new header) is serialised afresh, the value as parsed gives back its line.
+ * Only such lines are recorded, so the common line costs two character reads.
+ */
+const paddedText = new WeakMap<object, string>()
+
+/** `true` when a line does not start with `{` or does not end with `}`. */
+const isPadded = (text: string): boolean => text.charCodeAt(0) !== 0x7b || text.charCodeAt(text.length - 1) !== 0x7d
+
 /**
  * Parses one line (without its `\n`). `line` (1-based) and `offset` (bytes) say where it sits in
- * the file, for reports. Never throws.
+ * the file, for reports. Never throws. At offset 0 (the start of a file) leading white space, a
+ * byte-order mark included, is ignored, as the references' `content.trim()` ignores it; elsewhere
+ * what `JSON.parse` ignores (spaces, tabs, `\r`) is ignored.
  */
 export const parse = (text: string, line = 1, offset = 0): ParsedLine => {
   if (isBlank(text)) return { _tag: "Blank", raw: text, line, offset }
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(offset === 0 && text.charCodeAt(0) !== 0x7b ? text.trimStart() : text)
   } catch (error) {
     return { _tag: "Corrupt", raw: text, reason: `invalid JSON: ${(error as Error).message}`, line, offset }
   }
@@ -91,7 +112,9 @@ export const parse = (text: string, line = 1, offset = 0): ParsedLine => {
     return { _tag: "Corrupt", raw: text, reason: `not a JSON object (${kind})`, line, offset }
   }
   const row = value as Record<string, unknown>
-  switch (classify(row)) {
+  const kind = classify(row)
+  if (kind !== "opaque" && isPadded(text)) paddedText.set(row, text)
+  switch (kind) {
     case "header":
       return { _tag: "Header", header: row as unknown as SessionHeader, line, offset }
     case "entry":
@@ -132,23 +155,39 @@ const encoder = new TextEncoder()
 
 /**
  * The text of a row, without its `\n`: `JSON.stringify` of a header, entry or leaf control
- * (properties whose value is `undefined` are absent), the raw text of an opaque, corrupt or
- * blank line.
+ * (properties whose value is `undefined` are absent) unless the value is the one parsed from a
+ * line with white space, a `\r` or a BOM around it (then that line's text); the raw text of an
+ * opaque, corrupt or blank line.
  */
 export const serialize = (line: ParsedLine): string => {
   switch (line._tag) {
     case "Header":
-      return JSON.stringify(line.header)
+      return paddedText.get(line.header) ?? JSON.stringify(line.header)
     case "Entry":
-      return JSON.stringify(line.entry)
+      return paddedText.get(line.entry) ?? JSON.stringify(line.entry)
     case "LeafControl":
-      return JSON.stringify(line.control)
+      return paddedText.get(line.control) ?? JSON.stringify(line.control)
     case "Opaque":
     case "Corrupt":
     case "Blank":
       return line.raw
   }
 }
+
+/** `true` when the line's text starts with a UTF-8 byte-order mark. */
+export const hasByteOrderMark = (line: ParsedLine): boolean => {
+  const text = line._tag === "Header"
+    ? paddedText.get(line.header)
+    : line._tag === "Entry"
+    ? paddedText.get(line.entry)
+    : line._tag === "LeafControl"
+    ? paddedText.get(line.control)
+    : line.raw
+  return text !== undefined && text.charCodeAt(0) === 0xfeff
+}
+
+/** The text without a leading byte-order mark (what `repair` writes for the first line). */
+export const withoutByteOrderMark = (text: string): string => text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
 
 /** The line of one header, entry or leaf-control value, as the references write it. */
 export const stringify = (value: SessionHeader | Entry | LeafControl): string => JSON.stringify(value)

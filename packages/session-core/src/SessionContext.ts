@@ -9,8 +9,14 @@
  *    `compaction` wins.
  * 3. `message` entries emit their message; `custom_message` entries a derived `custom` message;
  *    `branch_summary` entries with a non-empty summary a derived `branchSummary`.
- * 4. With a compaction, its derived `compactionSummary` comes first, then the path from its
- *    `firstKeptEntryId` (nothing, when that id is not on the path) up to it, then what follows.
+ * 4. With a compaction, its `systemMessage` (pi 1.6) and its derived `compactionSummary` come
+ *    first, then the path from its `firstKeptEntryId` (nothing, when that id is `null` or not on
+ *    the path) up to it, system messages left out, then what follows.
+ * 5. pi 1.6's `context_edit` entries (spec §15): among the selected ones (those emitted by steps 3
+ *    and 4 would be), the last for a target in path order wins; when its target is selected too,
+ *    `replacement: null` removes the target's whole contribution and `{content}` swaps the content
+ *    of its user, assistant, tool result or custom messages. `usage` entries emit nothing and do
+ *    not set the model. Null content is given as `[]` (`""` for a system message).
  *
  * OpenClaw's behaviour where it differs from pi, followed here: a `firstKeptEntryId` that names
  * an opaque row is repaired to a canonical entry; a string `content` of an assistant or tool
@@ -21,7 +27,7 @@
  * @since 0.1.0
  */
 import type { AgentMessage, ContextMessage, CustomMessage } from "./AgentMessage.js"
-import type { CompactionEntry, Entry } from "./Entry.js"
+import type { CompactionEntry, ContextEditEntry, Entry } from "./Entry.js"
 import * as SessionState from "./SessionState.js"
 import * as Tree from "./Tree.js"
 
@@ -42,19 +48,43 @@ const emptyContext = (): SessionContext => ({ messages: [], thinkingLevel: "off"
 
 const time = (timestamp: string): number => new Date(timestamp).getTime()
 
-/** OpenClaw's load normalisation of message content (a string becomes one text block). */
+/**
+ * The message as the context gives it: pi 1.6's null content (a user, assistant or tool result
+ * message with `content == null` gets `[]`, a system message `""`), OpenClaw's load normalisation
+ * (a string `content` of an assistant or tool result message becomes one text block, an object
+ * `content` of a tool result a one-block array). The stored message is not changed.
+ */
 const normalizeMessage = (message: AgentMessage): AgentMessage => {
   const content = (message as { readonly content?: unknown }).content
-  if ((message.role === "assistant" || message.role === "toolResult") && typeof content === "string") {
+  const role = message.role
+  if (content === null || content === undefined) {
+    if (role === "system") return { ...message, content: "" } as AgentMessage
+    if (role === "user" || role === "assistant" || role === "toolResult") {
+      return { ...message, content: [] } as AgentMessage
+    }
+    return message
+  }
+  if ((role === "assistant" || role === "toolResult") && typeof content === "string") {
     return { ...message, content: [{ type: "text", text: content }] } as AgentMessage
   }
-  if (message.role === "toolResult" && typeof content === "object" && content !== null && !Array.isArray(content)) {
+  if (role === "toolResult" && typeof content === "object" && !Array.isArray(content)) {
     return { ...message, content: [content] } as AgentMessage
   }
   return message
 }
 
-/** The message an entry contributes to the context, if any. */
+/** The compaction summary a compaction contributes. */
+const compactionSummaryOf = (compaction: CompactionEntry): ContextMessage => ({
+  role: "compactionSummary",
+  summary: compaction.summary,
+  tokensBefore: compaction.tokensBefore,
+  timestamp: time(compaction.timestamp)
+})
+
+/**
+ * The message an entry contributes to the context, if any (a compaction's is its summary, see
+ * {@link contributionOf}; an older compaction in the kept range contributes nothing).
+ */
 export const messageOf = (entry: Entry): ContextMessage | undefined => {
   switch (entry.type) {
     case "message":
@@ -63,7 +93,7 @@ export const messageOf = (entry: Entry): ContextMessage | undefined => {
       const custom: CustomMessage = {
         role: "custom",
         customType: entry.customType,
-        content: entry.content,
+        content: (entry.content as CustomMessage["content"] | null | undefined) ?? [],
         display: entry.display,
         details: entry.details,
         timestamp: time(entry.timestamp)
@@ -79,12 +109,50 @@ export const messageOf = (entry: Entry): ContextMessage | undefined => {
   }
 }
 
+/** The roles whose content a context edit swaps (others keep theirs). */
+const editableRoles: ReadonlySet<string> = new Set(["user", "assistant", "toolResult", "custom"])
+
+/** `true` for a replacement a context edit can apply: `null`, or an object with string or array `content`. */
+const isReplacement = (replacement: unknown): replacement is ContextEditEntry["replacement"] =>
+  replacement === null ||
+  (typeof replacement === "object" && !Array.isArray(replacement) &&
+    (typeof (replacement as { content?: unknown }).content === "string" ||
+      Array.isArray((replacement as { content?: unknown }).content)))
+
+/**
+ * `true` for a context edit that can change anything: a string `targetId` and a replacement that
+ * is `null` or `{content}` with string or array content (what pi 1.6's API accepts). Other rows of
+ * type `context_edit` are tree nodes without effect (fsck reports them).
+ */
+export const isEffectiveEdit = (entry: ContextEditEntry): boolean =>
+  typeof entry.targetId === "string" && isReplacement((entry as { readonly replacement?: unknown }).replacement)
+
+/**
+ * The messages a selected entry contributes, with the edit that targets it applied (spec §15):
+ * `null` removes them all; `{content}` swaps the content of user, assistant, tool result and
+ * custom messages (a string becomes one text block for assistant and tool result messages).
+ */
+const applyEdit = (messages: Array<ContextMessage>, out: Array<ContextMessage>, edit: ContextEditEntry): void => {
+  const replacement = edit.replacement
+  if (replacement === null) return
+  for (const message of messages) {
+    if (!editableRoles.has(message.role)) out.push(message)
+    else {
+      const content = (message.role === "assistant" || message.role === "toolResult") &&
+          typeof replacement.content === "string"
+        ? [{ type: "text", text: replacement.content }]
+        : replacement.content
+      out.push({ ...message, content } as ContextMessage)
+    }
+  }
+}
+
 /**
  * The `firstKeptEntryId` a compaction really keeps from. OpenClaw repairs an id that names an
  * opaque row or leaf control: its nearest canonical ancestor, else the first canonical entry
  * below it on the compaction's branch, else the first in file order, else the compaction's parent.
  */
-export const firstKeptEntryId = (state: SessionState.SessionState, compaction: CompactionEntry): string => {
+export const firstKeptEntryId = (state: SessionState.SessionState, compaction: CompactionEntry): string | null => {
   const kept = compaction.firstKeptEntryId
   if (typeof kept !== "string" || state.byId.has(kept) || !state.opaqueParents.has(kept)) return kept
   const ancestor = SessionState.resolveCanonical(state, kept)
@@ -130,12 +198,17 @@ const firstCanonicalBelow = (state: SessionState.SessionState, target: string): 
 }
 
 /**
- * The context along a path (root first), as the references' core builder makes it.
+ * The context along a path (root first), as the references' core builder makes it, with pi 1.6's
+ * rules (spec §15): the selected entries are the path, or with a compaction the compaction itself
+ * (its `systemMessage`, then its summary), the kept range before it without system messages, and
+ * everything after it; among the selected `context_edit` entries the last for a target wins and
+ * rewrites that target's contribution when the target is selected too. O(path length).
  */
 export const fromPath = (state: SessionState.SessionState, path: ReadonlyArray<Entry>): SessionContext => {
   let thinkingLevel = "off"
   let model: ModelRef | null = null
   let compactionIndex = -1
+  let hasEdits = false
   for (let i = 0; i < path.length; i++) {
     const entry = path[i]!
     if (entry.type === "thinking_level_change") thinkingLevel = entry.thinkingLevel
@@ -144,33 +217,60 @@ export const fromPath = (state: SessionState.SessionState, path: ReadonlyArray<E
       const assistant = entry.message as { readonly provider: string; readonly model: string }
       model = { provider: assistant.provider, modelId: assistant.model }
     } else if (entry.type === "compaction") compactionIndex = i
+    else if (entry.type === "context_edit") hasEdits = true
+  }
+  // the selected entries: [from, to) of the path, the kept range, and the compaction first
+  const compaction = compactionIndex === -1 ? undefined : path[compactionIndex] as CompactionEntry
+  let keptFrom = compactionIndex
+  if (compaction !== undefined) {
+    const kept = firstKeptEntryId(state, compaction)
+    for (let i = 0; i < compactionIndex; i++) {
+      if (path[i]!.id === kept) {
+        keptFrom = i
+        break
+      }
+    }
+  }
+  const isSelected = (i: number): boolean =>
+    compaction === undefined || i > compactionIndex ||
+    (i >= keptFrom && i < compactionIndex && !isSystemMessage(path[i]!))
+  let edits: Map<string, ContextEditEntry> | undefined
+  if (hasEdits) {
+    for (let i = 0; i < path.length; i++) {
+      const entry = path[i]!
+      if (entry.type === "context_edit" && isSelected(i) && isEffectiveEdit(entry)) {
+        ;(edits ??= new Map()).set(entry.targetId, entry)
+      }
+    }
   }
   const messages: Array<ContextMessage> = []
-  const emit = (entry: Entry) => {
-    const message = messageOf(entry)
-    if (message !== undefined) messages.push(message)
+  const emit = (entry: Entry, contribution: Array<ContextMessage>) => {
+    const edit = edits?.get(entry.id)
+    if (edit === undefined) messages.push(...contribution)
+    else applyEdit(contribution, messages, edit)
   }
-  if (compactionIndex === -1) {
-    for (const entry of path) emit(entry)
+  const one = (entry: Entry): Array<ContextMessage> => {
+    const message = messageOf(entry)
+    return message === undefined ? [] : [message]
+  }
+  if (compaction === undefined) {
+    for (const entry of path) {
+      if (edits === undefined) {
+        const message = messageOf(entry)
+        if (message !== undefined) messages.push(message)
+      } else emit(entry, one(entry))
+    }
     return { messages, thinkingLevel, model }
   }
-  const compaction = path[compactionIndex] as CompactionEntry
-  messages.push({
-    role: "compactionSummary",
-    summary: compaction.summary,
-    tokensBefore: compaction.tokensBefore,
-    timestamp: time(compaction.timestamp)
-  })
-  const kept = firstKeptEntryId(state, compaction)
-  let keeping = false
-  for (let i = 0; i < compactionIndex; i++) {
-    const entry = path[i]!
-    if (entry.id === kept) keeping = true
-    if (keeping) emit(entry)
-  }
-  for (let i = compactionIndex + 1; i < path.length; i++) emit(path[i]!)
+  const head = compactionSummaryOf(compaction)
+  emit(compaction, compaction.systemMessage ? [compaction.systemMessage as ContextMessage, head] : [head])
+  for (let i = keptFrom; i < compactionIndex; i++) if (isSelected(i)) emit(path[i]!, one(path[i]!))
+  for (let i = compactionIndex + 1; i < path.length; i++) emit(path[i]!, one(path[i]!))
   return { messages, thinkingLevel, model }
 }
+
+/** A `message` entry of role `system`. */
+const isSystemMessage = (entry: Entry): boolean => entry.type === "message" && entry.message.role === "system"
 
 /**
  * The context at `leafId`: the visible leaf when `leafId` is omitted, empty for `null`, and for

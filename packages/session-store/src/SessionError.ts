@@ -56,3 +56,28 @@ export class ReadOnlySessionError extends Schema.TaggedError<ReadOnlySessionErro
     return `${this.operation}: the session is read-only${this.path === undefined ? "" : `: ${this.path}`}`
   }
 }
+
+/**
+ * `appendContextEdit` refused its target or its replacement, as pi 1.6 does: the target is not on
+ * the active branch, it contributes no editable content (only user, assistant and tool result
+ * messages and custom messages do), or the replacement is neither `null` nor `{content}` with
+ * string or array content.
+ */
+export class ContextEditRefusedError extends Schema.TaggedError<ContextEditRefusedError>()("ContextEditRefusedError", {
+  targetId: Schema.String,
+  reason: Schema.Literal("not on the active branch", "not editable", "invalid replacement"),
+  path: Schema.optional(Schema.String)
+}) {
+  /** pi 1.6's wording, and the file. */
+  override get message(): string {
+    const where = this.path === undefined ? "" : ` (${this.path})`
+    switch (this.reason) {
+      case "not on the active branch":
+        return `Entry ${this.targetId} is not on the active branch${where}`
+      case "not editable":
+        return `Entry ${this.targetId} does not contribute editable model content${where}`
+      case "invalid replacement":
+        return `Context edit replacement must be null or contain string/array content${where}`
+    }
+  }
+}

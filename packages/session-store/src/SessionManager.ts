@@ -19,7 +19,7 @@
  * @since 0.1.0
  */
 import type { AgentMessage, Entry, SessionContext as Context } from "@branchlog/session-core"
-import { SessionContext, SessionState, Tree } from "@branchlog/session-core"
+import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as nodePath from "node:path"
@@ -36,7 +36,7 @@ import * as Persist from "./internal/manager/persist.js"
 import * as Rewrites from "./internal/manager/rewrites.js"
 import * as OversizedLine from "./OversizedLine.js"
 import * as SessionCatalog from "./SessionCatalog.js"
-import { EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
+import { ContextEditRefusedError, EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
 import { TranscriptLock } from "./TranscriptLock.js"
 
@@ -118,14 +118,32 @@ export interface SessionManager {
   readonly appendThinkingLevelChange: (level: string) => Effect.Effect<string, WriteError>
   /** Appends a model change. */
   readonly appendModelChange: (provider: string, modelId: string) => Effect.Effect<string, WriteError>
-  /** Appends a compaction. */
+  /** Appends a compaction (`firstKeptEntryId` `null`: keep nothing before it, stored as its own id; pi 1.6's `usage`). */
   readonly appendCompaction: (
     summary: string,
-    firstKeptEntryId: string,
+    firstKeptEntryId: string | null,
     tokensBefore: number,
     details?: unknown,
-    fromHook?: boolean
+    fromHook?: boolean,
+    usage?: Entry.UsageEntry["usage"]
   ) => Effect.Effect<string, WriteError>
+  /** Appends pi 1.6's `usage` entry (a model call that is not a message); returns the entry. */
+  readonly appendUsage: (
+    kind: string,
+    provider: string,
+    model: string,
+    usage: Entry.UsageEntry["usage"],
+    note?: string
+  ) => Effect.Effect<Entry.UsageEntry, WriteError>
+  /**
+   * Appends pi 1.6's `context_edit` of `targetId` (`null` removes its contribution, `{content}`
+   * swaps its content); returns its id. The target must be on the active branch and a user,
+   * assistant or tool result message or a custom message.
+   */
+  readonly appendContextEdit: (
+    targetId: string,
+    replacement: Appends.ContextEditReplacement
+  ) => Effect.Effect<string, WriteError | EntryNotFoundError | ContextEditRefusedError>
   /** Appends extension state (never in the LLM context). */
   readonly appendCustomEntry: (customType: string, data?: unknown) => Effect.Effect<string, WriteError>
   /** Appends an extension message (in the context as a `custom` message). */
@@ -215,8 +233,10 @@ const make = (core: Core): SessionManager => {
     appendMessage: (message) => Appends.appendMessage(core, message),
     appendThinkingLevelChange: (level) => Appends.appendThinkingLevelChange(core, level),
     appendModelChange: (provider, modelId) => Appends.appendModelChange(core, provider, modelId),
-    appendCompaction: (summary, firstKeptEntryId, tokensBefore, details, fromHook) =>
-      Appends.appendCompaction(core, summary, firstKeptEntryId, tokensBefore, details, fromHook),
+    appendCompaction: (summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) =>
+      Appends.appendCompaction(core, summary, firstKeptEntryId, tokensBefore, details, fromHook, usage),
+    appendUsage: (kind, provider, model, usage, note) => Appends.appendUsage(core, kind, provider, model, usage, note),
+    appendContextEdit: (targetId, replacement) => Appends.appendContextEdit(core, targetId, replacement),
     appendCustomEntry: (customType, data) => Appends.appendCustomEntry(core, customType, data),
     appendCustomMessageEntry: (customType, content, display, details) =>
       Appends.appendCustomMessageEntry(core, customType, content, display, details),
@@ -366,14 +386,8 @@ export const forkFrom = (
         offset: oversized.offset
       })
     }
-    const text = [
-      JSON.stringify(header),
-      ...rows.map((row) =>
-        row._tag === "Opaque"
-          ? row.raw
-          : JSON.stringify(row._tag === "Entry" ? row.entry : (row as { control: unknown }).control)
-      )
-    ]
+    // every row with its own bytes (opaque rows, and lines with white space or a CR around them)
+    const text = [JSON.stringify(header), ...rows.map(Line.serialize)]
     yield* services.locks.withLock(
       file,
       services.files.append(file, text, { durability: options.durability ?? "none" }),
@@ -387,3 +401,6 @@ export const configureCache = (limits: Partial<Cache.CacheLimits>): void => Cach
 
 /** `Entry <id> not found`. */
 export { EntryNotFoundError }
+
+/** `appendContextEdit` refused its target (off the active branch, not editable) or its replacement. */
+export { ContextEditRefusedError }

@@ -129,7 +129,7 @@ export const fsck: CliCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Check session files: corrupt lines and torn tails, missing, late or duplicate headers, orphans, cycles, duplicate ids (errors); dangling labels, compactions that keep nothing, leaf controls pointing nowhere (warnings). Exit 0 when clean, 1 when errors were found (with --strict, warnings too)."
+    "Check session files: corrupt lines and torn tails, missing, late or duplicate headers, orphans, cycles, duplicate ids, rows of an entry type that are not entries (errors); dangling labels and context edits, compactions that keep nothing, leaf controls pointing nowhere, a byte-order mark (warnings). Exit 0 when clean, 1 when errors were found (with --strict, warnings too)."
   )
 )
 
@@ -164,6 +164,15 @@ const repairPlan = (found: Scan) => {
 
 const newline = new Uint8Array([0x0a])
 
+/** The pieces of a line, without the UTF-8 byte-order mark that may start the file (repair removes it). */
+const withoutByteOrderMark = (line: { readonly offset: number; readonly pieces: ReadonlyArray<Uint8Array> }) => {
+  const first = line.pieces[0]
+  return line.offset === 0 && first !== undefined && first.length >= 3 && first[0] === 0xef && first[1] === 0xbb &&
+      first[2] === 0xbf
+    ? [first.subarray(3), ...line.pieces.slice(1)]
+    : line.pieces
+}
+
 /** A side file as printed: its name when it is in the folder of `file` (absolute), else its full path. */
 const beside = (file: string, path: string) => (dirname(path) === dirname(file) ? basename(path) : path)
 
@@ -179,8 +188,15 @@ export const repair: CliCommand = Command.make(
           Effect.gen(function*() {
             const found = yield* scan(file)
             const before = findings(found).filter((f) =>
-              ["CorruptLine", "TornTail", "MissingHeader", "HeaderNotFirst", "DuplicateHeader", "NoFinalNewline"]
-                .includes(f.kind)
+              [
+                "CorruptLine",
+                "TornTail",
+                "MissingHeader",
+                "HeaderNotFirst",
+                "DuplicateHeader",
+                "NoFinalNewline",
+                "ByteOrderMark"
+              ].includes(f.kind)
             )
             if (before.length === 0) return yield* Output.lines([`${file}: nothing to repair`])
             const files = yield* TranscriptFile.TranscriptFile
@@ -192,8 +208,8 @@ export const repair: CliCommand = Command.make(
               Stream.fromIterable(plan.headerText === undefined ? [] : [plan.headerText + "\n"]),
               files.rawLines(file).pipe(
                 Stream.mapConcat((line): ReadonlyArray<Uint8Array> => {
-                  if (plan.keep.has(line.line)) return [...line.pieces, newline]
-                  if (plan.moved.has(line.line)) removed.push(...line.pieces, newline)
+                  if (plan.keep.has(line.line)) return [...withoutByteOrderMark(line), newline]
+                  if (plan.moved.has(line.line)) removed.push(...withoutByteOrderMark(line), newline)
                   return []
                 })
               )
@@ -219,7 +235,7 @@ export const repair: CliCommand = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Repair a session file: keep a backup, then move corrupt lines and a torn tail to a sidecar, drop duplicate headers, recover a missing or late header; every entry is kept."
+    "Repair a session file: keep a backup, then move corrupt lines and a torn tail to a sidecar, drop duplicate headers, recover a missing or late header, remove a byte-order mark; every entry is kept."
   )
 )
 

@@ -53,3 +53,39 @@ export const classify = (row: Record<string, unknown>, options?: { readonly lega
   }
   return "entry"
 }
+
+/**
+ * Why a row of a canonical type is not an entry (and so is kept as an opaque row, out of the tree
+ * and the context), or `undefined` when it is one or its type is not canonical. The same checks
+ * as {@link classify}, worded for a report.
+ */
+export const malformedReason = (
+  row: Readonly<Record<string, unknown>>,
+  options?: { readonly legacy?: boolean }
+): string | undefined => {
+  const type = row.type
+  if (!isCanonicalType(type)) return undefined
+  if (!isNonBlank(row.id) && !(options?.legacy === true && !Object.hasOwn(row, "id"))) {
+    return Object.hasOwn(row, "id") ? `its id is ${describeValue(row.id)}` : "it has no id"
+  }
+  if (Object.hasOwn(row, "parentId") && !isParentRef(row.parentId)) {
+    return `its parentId is ${describeValue(row.parentId)}, not a string or null`
+  }
+  if (Object.hasOwn(row, "timestamp") && typeof row.timestamp !== "string") {
+    return `its timestamp is ${describeValue(row.timestamp)}, not a string`
+  }
+  if (type === "message") {
+    const message = row.message
+    if (!isRecord(message)) return `its message is ${describeValue(message)}, not an object`
+    if (!isNonBlank(message.role)) return "its message has no role"
+  }
+  return undefined
+}
+
+const describeValue = (value: unknown): string => {
+  if (value === undefined) return "missing"
+  if (value === null) return "null"
+  if (Array.isArray(value)) return "an array"
+  if (typeof value === "string") return value.trim() === "" ? "blank" : "a string"
+  return `a ${typeof value}`
+}

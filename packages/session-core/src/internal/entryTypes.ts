@@ -1,4 +1,7 @@
-/** The canonical entry types (spec §1.3), in the spec's order: the one list every module uses. */
+/**
+ * The canonical entry types (spec §1.3, and pi 1.6's `usage` and `context_edit` of §15), in the
+ * spec's order: the one list every module uses.
+ */
 export const canonicalEntryTypes = [
   "message",
   "thinking_level_change",
@@ -8,5 +11,7 @@ export const canonicalEntryTypes = [
   "custom",
   "custom_message",
   "label",
-  "session_info"
+  "session_info",
+  "usage",
+  "context_edit"
 ] as const

@@ -3,9 +3,9 @@
  * source, unique in the session; timestamp from `Clock`), commits it, and returns its id.
  */
 import type { AgentMessage, Entry } from "@branchlog/session-core"
-import { SessionState } from "@branchlog/session-core"
+import { SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
-import { EntryNotFoundError } from "../../SessionError.js"
+import { ContextEditRefusedError, EntryNotFoundError } from "../../SessionError.js"
 import type { Core } from "./core.js"
 import { isoTime, mintId } from "./core.js"
 import type { WriteError } from "./persist.js"
@@ -18,13 +18,13 @@ export interface Base {
   readonly timestamp: string
 }
 
-/** Appends one entry made from the base fields; returns its id. */
-export const appendEntry = (
+/** Appends one entry made from the base fields; returns it as written. */
+const appendAndReturn = <A extends Entry.Entry>(
   core: Core,
-  make: (base: Base) => Entry.Entry,
+  make: (base: Base) => A,
   operation: string,
   assistant = false
-): Effect.Effect<string, WriteError> =>
+): Effect.Effect<A, WriteError> =>
   commit(
     core,
     (
@@ -34,7 +34,16 @@ export const appendEntry = (
       entry: make({ id: mintId(core), parentId: core.state.leafId, timestamp: isoTime(now) })
     }],
     { assistant, operation }
-  ).pipe(Effect.map((rows) => (rows[0]!._tag === "Entry" ? rows[0]!.entry.id : "")))
+  ).pipe(Effect.map((rows) => (rows[0] as { readonly entry: A }).entry))
+
+/** Appends one entry made from the base fields; returns its id. */
+export const appendEntry = (
+  core: Core,
+  make: (base: Base) => Entry.Entry,
+  operation: string,
+  assistant = false
+): Effect.Effect<string, WriteError> =>
+  Effect.map(appendAndReturn(core, make, operation, assistant), (entry) => entry.id)
 
 /** `appendMessage`. */
 export const appendMessage = (core: Core, message: AgentMessage.AgentMessage) =>
@@ -53,20 +62,100 @@ export const appendThinkingLevelChange = (core: Core, thinkingLevel: string) =>
 export const appendModelChange = (core: Core, provider: string, modelId: string) =>
   appendEntry(core, (b) => ({ type: "model_change", ...b, provider, modelId }), "appendModelChange")
 
-/** `appendCompaction` (no validation of `firstKeptEntryId`, as in the references). */
+/**
+ * `appendCompaction` (no validation of `firstKeptEntryId`, as in the references). `null` keeps
+ * nothing before the compaction and is stored as the compaction's own id, and `usage` is the
+ * summarising call's, as pi 1.6 writes them.
+ */
 export const appendCompaction = (
   core: Core,
   summary: string,
-  firstKeptEntryId: string,
+  firstKeptEntryId: string | null,
   tokensBefore: number,
   details?: unknown,
-  fromHook?: boolean
+  fromHook?: boolean,
+  usage?: Entry.UsageEntry["usage"]
 ) =>
   appendEntry(
     core,
-    (b) => ({ type: "compaction", ...b, summary, firstKeptEntryId, tokensBefore, details, fromHook }) as Entry.Entry,
+    (b) =>
+      ({
+        type: "compaction",
+        ...b,
+        summary,
+        firstKeptEntryId: firstKeptEntryId ?? b.id,
+        tokensBefore,
+        details,
+        usage,
+        fromHook
+      }) as Entry.Entry,
     "appendCompaction"
   )
+
+/**
+ * `appendUsage` (pi 1.6): the tokens and cost of a model call that is not a message (`kind`, e.g.
+ * `"cache_warm"`); `note` only when given. Returns the entry, as pi 1.6 does.
+ */
+export const appendUsage = (
+  core: Core,
+  kind: string,
+  provider: string,
+  model: string,
+  usage: Entry.UsageEntry["usage"],
+  note?: string
+): Effect.Effect<Entry.UsageEntry, WriteError> =>
+  appendAndReturn(
+    core,
+    (b): Entry.UsageEntry => ({ type: "usage", ...b, kind, provider, model, usage, ...(note ? { note } : {}) }),
+    "appendUsage"
+  )
+
+/** What a context edit puts in place of its target's contribution (`null` removes it). */
+export type ContextEditReplacement = Entry.ContextEditEntry["replacement"]
+
+const isReplacement = (replacement: unknown): boolean =>
+  replacement === null ||
+  (typeof replacement === "object" && "content" in replacement &&
+    (typeof replacement.content === "string" || Array.isArray(replacement.content)))
+
+/**
+ * `appendContextEdit` (pi 1.6): rewrites what `targetId` contributes to the context from here on
+ * (spec §15). Refuses, as pi 1.6 does and in its order, a replacement that is neither `null` nor
+ * `{content}` with string or array content, an unknown target (`EntryNotFoundError`), a target
+ * off the active branch, and one that is not a user, assistant or tool result message or a custom
+ * message (`ContextEditRefusedError`). A string replacement of an assistant or tool result message
+ * is stored as one text block. Returns the edit's id.
+ */
+export const appendContextEdit = (
+  core: Core,
+  targetId: string,
+  replacement: ContextEditReplacement
+): Effect.Effect<string, WriteError | EntryNotFoundError | ContextEditRefusedError> => {
+  const path = core.file === undefined ? {} : { path: core.file }
+  const refuse = (reason: ContextEditRefusedError["reason"]) =>
+    Effect.fail(new ContextEditRefusedError({ targetId, reason, ...path }))
+  if (!isReplacement(replacement)) return refuse("invalid replacement")
+  const target = core.state.byId.get(targetId)
+  if (target === undefined) {
+    return SessionState.hasId(core.state, targetId)
+      ? refuse("not editable") // an opaque row or leaf control: never in the context
+      : Effect.fail(new EntryNotFoundError({ id: targetId, ...path }))
+  }
+  if (!Tree.getBranch(core.state).some((entry) => entry.id === targetId)) return refuse("not on the active branch")
+  const role = target.type === "message" ? target.message.role : target.type === "custom_message" ? "custom" : ""
+  if (!(role === "user" || role === "assistant" || role === "toolResult" || role === "custom")) {
+    return refuse("not editable")
+  }
+  const stored: ContextEditReplacement = replacement !== null && (role === "assistant" || role === "toolResult") &&
+      typeof replacement.content === "string"
+    ? { content: [{ type: "text", text: replacement.content }] }
+    : replacement
+  return appendEntry(
+    core,
+    (b): Entry.ContextEditEntry => ({ type: "context_edit", ...b, targetId, replacement: stored }),
+    "appendContextEdit"
+  )
+}
 
 /** `appendCustomEntry` (pi's key order: type, customType, data, id, parentId, timestamp). */
 export const appendCustomEntry = (core: Core, customType: string, data?: unknown) =>
