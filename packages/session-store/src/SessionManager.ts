@@ -31,6 +31,7 @@ import { makeCore } from "./internal/manager/core.js"
 import { newHeader, openInto, startNew } from "./internal/manager/load.js"
 import * as Persist from "./internal/manager/persist.js"
 import * as SessionCatalog from "./SessionCatalog.js"
+import type { AppendBatchError } from "./SessionError.js"
 import { EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
 import type { FileNotFoundError, FileSystemError } from "./StoreError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
@@ -107,6 +108,13 @@ export interface SessionManager {
 
   /** Appends a message; returns its id. */
   readonly appendMessage: (message: AgentMessage.AgentMessage) => Effect.Effect<string, WriteError>
+  /**
+   * Appends messages in order under one hold of the lock (each its own line); a failure part-way
+   * says in `AppendBatchError.written` how many were written, so a retry does not duplicate them.
+   */
+  readonly appendMessages: (
+    messages: ReadonlyArray<AgentMessage.AgentMessage>
+  ) => Effect.Effect<ReadonlyArray<string>, AppendBatchError>
   /** Appends a thinking-level change. */
   readonly appendThinkingLevelChange: (level: string) => Effect.Effect<string, WriteError>
   /** Appends a model change. */
@@ -202,6 +210,7 @@ const make = (core: Core): SessionManager => {
     pendingCount: () => core.pending.length,
 
     appendMessage: (message) => Appends.appendMessage(core, message),
+    appendMessages: (messages) => Appends.appendMessages(core, messages),
     appendThinkingLevelChange: (level) => Appends.appendThinkingLevelChange(core, level),
     appendModelChange: (provider, modelId) => Appends.appendModelChange(core, provider, modelId),
     appendCompaction: (summary, firstKeptEntryId, tokensBefore, details, fromHook) =>
