@@ -16,7 +16,8 @@ import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Logger from "effect/Logger"
+import * as FiberRef from "effect/FiberRef"
+import * as HashSet from "effect/HashSet"
 import { createRequire } from "node:module"
 import { describeError, ExitCode, exitCodeOf, UsageError } from "./CliError.js"
 import type { CliCommand, Requirements } from "./internal/command.js"
@@ -111,7 +112,8 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
         Effect.as(ExitCode.failure as number)
       )
     ),
-    Effect.provide(Logger.replace(Logger.defaultLogger, stderrLogger))
+    // only this logger: not the default one (stdout), nor one a runtime put around it (runMain's pretty one)
+    Effect.locally(FiberRef.currentLoggers, HashSet.make(stderrLogger))
   )
 }
 

@@ -17,5 +17,5 @@ export const main = (argv: ReadonlyArray<string>): void =>
         process.exitCode = code
       })
     ),
-    NodeRuntime.runMain({ disableErrorReporting: false })
+    NodeRuntime.runMain({ disableErrorReporting: false, disablePrettyLogger: true })
   )
