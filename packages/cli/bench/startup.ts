@@ -56,15 +56,16 @@ const mb = (value: number) => `${value.toFixed(1)} MB`
 const bare = ["-e", "0"]
 const bareRss = peakRss(bare)
 
-const cases: ReadonlyArray<{ readonly name: string; readonly args: ReadonlyArray<string>; readonly target?: number }> = [
-  { name: "--version", args: ["--version"], target: 2.5 },
-  { name: "info FILE (200 entries)", args: ["info", small], target: 3.5 },
-  { name: "info FILE --json", args: ["info", small, "--json"] },
-  { name: "tree FILE", args: ["tree", small] },
-  { name: "ls --dir DIR", args: ["ls", "--dir", root] },
-  { name: "--help (loads every command)", args: ["--help"] },
-  { name: "run PROMPT (scripted agent turn)", args: ["run", "hello", "--session", join(root, "run.jsonl")] }
-]
+const cases: ReadonlyArray<{ readonly name: string; readonly args: ReadonlyArray<string>; readonly target?: number }> =
+  [
+    { name: "--version", args: ["--version"], target: 2.5 },
+    { name: "info FILE (200 entries)", args: ["info", small], target: 3.5 },
+    { name: "info FILE --json", args: ["info", small, "--json"] },
+    { name: "tree FILE", args: ["tree", small] },
+    { name: "ls --dir DIR", args: ["ls", "--dir", root] },
+    { name: "--help (loads every command)", args: ["--help"] },
+    { name: "run PROMPT (scripted agent turn)", args: ["run", "hello", "--session", join(root, "run.jsonl")] }
+  ]
 
 const rows: Array<Array<string>> = [["command", "branchlog", "node -e 0", "ratio", "peak RSS (target < 80 MB)"]]
 for (const { args, name, target } of cases) {
@@ -78,6 +79,8 @@ for (const { args, name, target } of cases) {
     target === undefined ? mb(rss) : `${mb(rss)} (${rss < 80 ? "met" : "MISSED"})`
   ])
 }
-console.log(`branchlog start-up (${process.version}, medians of 10 interleaved runs; bare node peak RSS ${mb(bareRss)})`)
+console.log(
+  `branchlog start-up (${process.version}, medians of 10 interleaved runs; bare node peak RSS ${mb(bareRss)})`
+)
 table(rows)
 rmSync(root, { recursive: true, force: true })

@@ -22,61 +22,64 @@ const HIGH_WATER = 1 << 20
  * The process's standard input (decoded as UTF-8; a character split between chunks is kept whole).
  * A terminal gives no input. When the layer's scope closes, an input still open is let go.
  */
-export const layerProcess: Layer.Layer<Stdin> = Layer.scoped(Stdin, Effect.suspend(() => {
-  const stdin = process.stdin
-  let buffered: Array<string> = []
-  let size = 0
-  let ended = stdin.isTTY === true
-  let started = false
-  let wake: (() => void) | undefined
-  const notify = () => {
-    const resume = wake
-    wake = undefined
-    resume?.()
-  }
-  const start = () => {
-    if (started || ended) return
-    started = true
-    stdin.setEncoding("utf8")
-    stdin.on("data", (chunk: string) => {
-      buffered.push(chunk)
-      size += chunk.length
-      if (size > HIGH_WATER) stdin.pause()
-      notify()
-    })
-    const end = () => {
-      ended = true
-      notify()
+export const layerProcess: Layer.Layer<Stdin> = Layer.scoped(
+  Stdin,
+  Effect.suspend(() => {
+    const stdin = process.stdin
+    let buffered: Array<string> = []
+    let size = 0
+    let ended = stdin.isTTY === true
+    let started = false
+    let wake: (() => void) | undefined
+    const notify = () => {
+      const resume = wake
+      wake = undefined
+      resume?.()
     }
-    stdin.on("end", end)
-    stdin.on("error", end)
-  }
-  const take = (): Option.Option<string> => {
-    const text = buffered.join("")
-    buffered = []
-    size = 0
-    if (!ended) stdin.resume()
-    return Option.some(text)
-  }
-  const read: Effect.Effect<Option.Option<string>> = Effect.suspend(() => {
-    start()
-    if (buffered.length > 0) return Effect.succeed(take())
-    if (ended) return Effect.succeed(Option.none())
-    return Effect.async<Option.Option<string>>((resume) => {
-      wake = () => resume(Effect.succeed(buffered.length > 0 ? take() : Option.none()))
-      return Effect.sync(() => {
-        wake = undefined
+    const start = () => {
+      if (started || ended) return
+      started = true
+      stdin.setEncoding("utf8")
+      stdin.on("data", (chunk: string) => {
+        buffered.push(chunk)
+        size += chunk.length
+        if (size > HIGH_WATER) stdin.pause()
+        notify()
+      })
+      const end = () => {
+        ended = true
+        notify()
+      }
+      stdin.on("end", end)
+      stdin.on("error", end)
+    }
+    const take = (): Option.Option<string> => {
+      const text = buffered.join("")
+      buffered = []
+      size = 0
+      if (!ended) stdin.resume()
+      return Option.some(text)
+    }
+    const read: Effect.Effect<Option.Option<string>> = Effect.suspend(() => {
+      start()
+      if (buffered.length > 0) return Effect.succeed(take())
+      if (ended) return Effect.succeed(Option.none())
+      return Effect.async<Option.Option<string>>((resume) => {
+        wake = () => resume(Effect.succeed(buffered.length > 0 ? take() : Option.none()))
+        return Effect.sync(() => {
+          wake = undefined
+        })
       })
     })
+    // a command that stops before the end of input (a bad line) must not wait for the writer to close it
+    const release = Effect.sync(() => {
+      if (!started) return
+      stdin.removeAllListeners("data")
+      stdin.destroy()
+    })
+    return Effect.as(Effect.addFinalizer(() => release), { read })
   })
-  // a command that stops before the end of input (a bad line) must not wait for the writer to close it
-  const release = Effect.sync(() => {
-    if (!started) return
-    stdin.removeAllListeners("data")
-    stdin.destroy()
-  })
-  return Effect.as(Effect.addFinalizer(() => release), { read })
-}))
+)
 
 /** Fixed pieces of text as standard input, one per `read`, then its end. */
 export const layerPieces = (pieces: ReadonlyArray<string>): Layer.Layer<Stdin> =>

@@ -48,7 +48,9 @@ interface Live {
 
 const children: Array<ChildProcessWithoutNullStreams> = []
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  for (const child of children.splice(0)) {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  }
 })
 
 const live = (args: ReadonlyArray<string>): Live => {
@@ -199,31 +201,35 @@ describe("--lock-timeout and the store's notices", () => {
     )
   }
 
-  it("every write waits for the lock at most --lock-timeout (as a duration or milliseconds, anywhere on the line)", async () => {
-    const file = freshFile()
-    session(file)
-    const release = await holdLock(file)
-    try {
-      const label = await runProcess(["label", file, "a1", "x", "--lock-timeout", "300ms"])
-      expect(label.code).toBe(1)
-      expect(label.stderr).toMatch(/transcript locked \(timeout 300ms\): pid=\d+/)
-      const name = await runProcess(["--lock-timeout=250", "name", file, "n"])
-      expect(name.code).toBe(1)
-      expect(name.stderr).toMatch(/transcript locked \(timeout 250ms\)/)
-      const repair = await runProcess(["repair", file, "--lock-timeout", "0.2s"])
-      expect(repair.code).toBe(1)
-      expect(repair.stderr).toMatch(/transcript locked \(timeout 200ms\)/)
-    } finally {
-      await release()
-    }
-    expect(contents(file)).toEqual(["hi"])
-    const bad = await runProcess(["label", file, "a1", "x", "--lock-timeout", "soon"])
-    expect(bad.code).toBe(2)
-    expect(bad.stderr).toMatch(/^branchlog: --lock-timeout: not a duration: "soon"/)
-    const missing = await runProcess(["label", file, "a1", "x", "--lock-timeout"])
-    expect(missing.code).toBe(2)
-    expect(missing.stderr).toMatch(/--lock-timeout needs a duration/)
-  }, 120_000)
+  it(
+    "every write waits for the lock at most --lock-timeout (as a duration or milliseconds, anywhere on the line)",
+    async () => {
+      const file = freshFile()
+      session(file)
+      const release = await holdLock(file)
+      try {
+        const label = await runProcess(["label", file, "a1", "x", "--lock-timeout", "300ms"])
+        expect(label.code).toBe(1)
+        expect(label.stderr).toMatch(/transcript locked \(timeout 300ms\): pid=\d+/)
+        const name = await runProcess(["--lock-timeout=250", "name", file, "n"])
+        expect(name.code).toBe(1)
+        expect(name.stderr).toMatch(/transcript locked \(timeout 250ms\)/)
+        const repair = await runProcess(["repair", file, "--lock-timeout", "0.2s"])
+        expect(repair.code).toBe(1)
+        expect(repair.stderr).toMatch(/transcript locked \(timeout 200ms\)/)
+      } finally {
+        await release()
+      }
+      expect(contents(file)).toEqual(["hi"])
+      const bad = await runProcess(["label", file, "a1", "x", "--lock-timeout", "soon"])
+      expect(bad.code).toBe(2)
+      expect(bad.stderr).toMatch(/^branchlog: --lock-timeout: not a duration: "soon"/)
+      const missing = await runProcess(["label", file, "a1", "x", "--lock-timeout"])
+      expect(missing.code).toBe(2)
+      expect(missing.stderr).toMatch(/--lock-timeout needs a duration/)
+    },
+    120_000
+  )
 
   it("prints the notice of a stale lock taken over on stderr; stdout keeps only the command's output", async () => {
     const file = freshFile()

@@ -163,7 +163,9 @@ export const run: CliCommand = Command.make(
           reasoning: false
         }
         : ModelRegistry.scriptedModel
-      const NodeHttpClient = remote ? yield* Effect.promise(() => import("@effect/platform-node/NodeHttpClient")) : undefined
+      const NodeHttpClient = remote
+        ? yield* Effect.promise(() => import("@effect/platform-node/NodeHttpClient"))
+        : undefined
       const languageModel: Layer.Layer<LanguageModel.LanguageModel> = remote
         ? OpenAiCompatible.layer({
           apiUrl: Option.getOrThrow(apiUrl),

@@ -55,7 +55,9 @@ export const parseGlobals = (args: ReadonlyArray<string>): Globals => {
       if (ms === undefined) {
         error ??= value === undefined
           ? "--lock-timeout needs a duration (e.g. 500ms, 5s, 2m; a bare number is milliseconds)"
-          : `--lock-timeout: not a duration: ${JSON.stringify(value)} (e.g. 500ms, 5s, 2m; a bare number is milliseconds)`
+          : `--lock-timeout: not a duration: ${
+            JSON.stringify(value)
+          } (e.g. 500ms, 5s, 2m; a bare number is milliseconds)`
       } else {
         lockTimeoutMs = ms
       }
@@ -67,10 +69,11 @@ export const parseGlobals = (args: ReadonlyArray<string>): Globals => {
 }
 
 /** Runs `effect` with every transcript lock it takes waiting at most `timeoutMs` (unchanged when `undefined`). */
-export const withLockTimeout = (timeoutMs: number | undefined) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | TranscriptLock.TranscriptLock> =>
-  timeoutMs === undefined ? effect : Effect.updateService(effect, TranscriptLock.TranscriptLock, (lock) => ({
-    ...lock,
-    acquire: (path, options) => lock.acquire(path, { ...options, timeoutMs }),
-    withLock: (path, inner, options) => lock.withLock(path, inner, { ...options, timeoutMs })
-  }))
+export const withLockTimeout =
+  (timeoutMs: number | undefined) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | TranscriptLock.TranscriptLock> =>
+    timeoutMs === undefined ? effect : Effect.updateService(effect, TranscriptLock.TranscriptLock, (lock) => ({
+      ...lock,
+      acquire: (path, options) => lock.acquire(path, { ...options, timeoutMs }),
+      withLock: (path, inner, options) => lock.withLock(path, inner, { ...options, timeoutMs })
+    }))

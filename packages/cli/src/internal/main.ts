@@ -15,7 +15,13 @@ export const main = (argv: ReadonlyArray<string>): void =>
   withPlainConsole(run(argv)).pipe(
     // what @effect/cli needs (files, paths, the terminal), not all of NodeContext (child processes, workers)
     Effect.provide(
-      Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer, SessionStore.layerNode, Stdin.layerProcess)
+      Layer.mergeAll(
+        NodeFileSystem.layer,
+        NodePath.layer,
+        NodeTerminal.layer,
+        SessionStore.layerNode,
+        Stdin.layerProcess
+      )
     ),
     Effect.flatMap((code) =>
       Effect.sync(() => {

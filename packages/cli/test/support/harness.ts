@@ -61,7 +61,13 @@ export const runInMemory = (
   const err: Array<string> = []
   return Cli.run(["node", "branchlog", ...args]).pipe(
     Effect.withConsole(capturing(out, err)),
-    Effect.provide(Layer.mergeAll(NodeContext.layer, SessionStore.layerMemory(volume), typeof input === "string" ? Stdin.layerText(input) : Stdin.layerPieces(input))),
+    Effect.provide(
+      Layer.mergeAll(
+        NodeContext.layer,
+        SessionStore.layerMemory(volume),
+        typeof input === "string" ? Stdin.layerText(input) : Stdin.layerPieces(input)
+      )
+    ),
     Effect.runPromise
   ).then((code) => ({ code, stdout: out.join("\n"), stderr: err.join("\n") }))
 }
