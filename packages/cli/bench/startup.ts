@@ -9,6 +9,12 @@
  *
  * The other lines are figures without a target (a read of a tree, `ls`, the help, which loads
  * every command, and one scripted agent turn, the only line that loads the agent runtime).
+ * `BRANCHLOG_BENCH_COMPARE=/path/to/other/bin.js` measures another build of the executable (e.g. the
+ * one-file bundle of an earlier commit) the same way, on the lines with a target, for a before/after.
+ *
+ * `BRANCHLOG_BENCH_COMPARE=/path/to/other/bin.js` measures another build of the executable (e.g. the
+ * one-file bundle of an earlier commit) the same way, on the lines with a target, for a before/after.
+ *
  * Timings on shared machines are noisy: figures, not a gate.
  */
 import { Synthetic } from "@branchlog/session-core/testing"
@@ -78,6 +84,20 @@ for (const { args, name, target } of cases) {
     ratio(ours, baseline, target),
     target === undefined ? mb(rss) : `${mb(rss)} (${rss < 80 ? "met" : "MISSED"})`
   ])
+}
+const compare = process.env.BRANCHLOG_BENCH_COMPARE
+if (compare !== undefined && compare !== "") {
+  for (const { args, name, target } of cases) {
+    if (target === undefined) continue
+    const [theirs, baseline] = measurePair(() => node([compare, ...args]), () => node(bare), { runs: 10, warmup: 2 })
+    rows.push([
+      `${name} [${compare}]`,
+      ms(theirs),
+      ms(baseline),
+      ratio(theirs, baseline),
+      mb(peakRss([compare, ...args]))
+    ])
+  }
 }
 console.log(
   `branchlog start-up (${process.version}, medians of 10 interleaved runs; bare node peak RSS ${mb(bareRss)})`

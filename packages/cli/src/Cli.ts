@@ -56,7 +56,12 @@ export const commandNames: ReadonlyArray<string> = subcommands.map(([name]) => n
  * them when it names none (help, completions, a mistyped name: @effect/cli answers those).
  */
 const load = (args: ReadonlyArray<string>): Promise<ReadonlyArray<CliCommand>> => {
-  const word = args.find((arg) => !arg.startsWith("-"))
+  let word: string | undefined
+  for (let i = 0; i < args.length && word === undefined; i++) {
+    // the values of @effect/cli's own options before the subcommand are not its name (`--log-level info ls`)
+    if (args[i] === "--log-level" || args[i] === "--completions") i++
+    else if (!args[i]!.startsWith("-")) word = args[i]
+  }
   const named = subcommands.filter(([name]) => name === word)
   return Promise.all((named.length > 0 ? named : subcommands).map(([, load]) => load()))
 }

@@ -25,10 +25,11 @@ const HIGH_WATER = 1 << 20
 export const layerProcess: Layer.Layer<Stdin> = Layer.scoped(
   Stdin,
   Effect.suspend(() => {
-    const stdin = process.stdin
+    // `process.stdin` is touched only when a command reads it (creating it costs, and most never do)
+    let stdin: NodeJS.ReadStream | undefined
     let buffered: Array<string> = []
     let size = 0
-    let ended = stdin.isTTY === true
+    let ended = false
     let started = false
     let wake: (() => void) | undefined
     const notify = () => {
@@ -37,27 +38,32 @@ export const layerProcess: Layer.Layer<Stdin> = Layer.scoped(
       resume?.()
     }
     const start = () => {
-      if (started || ended) return
+      if (started) return
       started = true
-      stdin.setEncoding("utf8")
-      stdin.on("data", (chunk: string) => {
+      const input = stdin = process.stdin
+      if (input.isTTY === true) {
+        ended = true
+        return
+      }
+      input.setEncoding("utf8")
+      input.on("data", (chunk: string) => {
         buffered.push(chunk)
         size += chunk.length
-        if (size > HIGH_WATER) stdin.pause()
+        if (size > HIGH_WATER) input.pause()
         notify()
       })
       const end = () => {
         ended = true
         notify()
       }
-      stdin.on("end", end)
-      stdin.on("error", end)
+      input.on("end", end)
+      input.on("error", end)
     }
     const take = (): Option.Option<string> => {
       const text = buffered.join("")
       buffered = []
       size = 0
-      if (!ended) stdin.resume()
+      if (!ended) stdin?.resume()
       return Option.some(text)
     }
     const read: Effect.Effect<Option.Option<string>> = Effect.suspend(() => {
@@ -73,7 +79,7 @@ export const layerProcess: Layer.Layer<Stdin> = Layer.scoped(
     })
     // a command that stops before the end of input (a bad line) must not wait for the writer to close it
     const release = Effect.sync(() => {
-      if (!started) return
+      if (stdin === undefined || stdin.isTTY === true) return
       stdin.removeAllListeners("data")
       stdin.destroy()
     })
