@@ -22,7 +22,7 @@ import { measurePair, ms, ratio, table } from "@branchlog/tooling/bench"
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { join, resolve } from "node:path"
 
 const bin = join(import.meta.dirname, "..", "dist", "bin.js")
 if (!existsSync(bin)) throw new Error(`${bin} is missing: run the package's build first`)
@@ -85,13 +85,13 @@ for (const { args, name, target } of cases) {
     target === undefined ? mb(rss) : `${mb(rss)} (${rss < 80 ? "met" : "MISSED"})`
   ])
 }
-const compare = process.env.BRANCHLOG_BENCH_COMPARE
+const compare = process.env.BRANCHLOG_BENCH_COMPARE && resolve(process.env.BRANCHLOG_BENCH_COMPARE)
 if (compare !== undefined && compare !== "") {
   for (const { args, name, target } of cases) {
     if (target === undefined) continue
     const [theirs, baseline] = measurePair(() => node([compare, ...args]), () => node(bare), { runs: 10, warmup: 2 })
     rows.push([
-      `${name} [${compare}]`,
+      `${name} (the COMPARE build)`,
       ms(theirs),
       ms(baseline),
       ratio(theirs, baseline),
