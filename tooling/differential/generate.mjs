@@ -21,8 +21,10 @@ export const prng = (seed) => {
   }
 }
 
-const words = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split(" ")
-const usage = {
+/** The words random texts are made of. */
+export const words = "alpha beta gamma delta epsilon zeta eta theta iota kappa".split(" ")
+/** The usage every generated assistant message carries. */
+export const usage = {
   input: 10,
   output: 20,
   cacheRead: 0,
@@ -32,7 +34,7 @@ const usage = {
 }
 
 /** Runs `f` with `new Date()` and `Date.now()` reading `clock.now` (pi stamps rows with them). */
-const withClock = (clock, f) => {
+export const withClock = (clock, f) => {
   const RealDate = globalThis.Date
   globalThis.Date = class extends RealDate {
     constructor(...args) {
@@ -151,7 +153,8 @@ export const piSession = (PiSessionManager, dir, seed, ops) => {
   return sm.getSessionFile()
 }
 
-const parse = (line) => {
+/** `JSON.parse`, or undefined for a line that is not JSON. */
+export const parse = (line) => {
   try {
     return JSON.parse(line)
   } catch {
@@ -160,7 +163,7 @@ const parse = (line) => {
 }
 
 /** Damage both references read the same way (pi's own shapes). Returns the kinds applied. */
-const commonDamage = (lines, r) => {
+export const commonDamage = (lines, r) => {
   const at = () => 1 + r.int(lines.length - 1)
   const m = r.next()
   if (m < 0.12) {

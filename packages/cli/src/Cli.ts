@@ -14,7 +14,6 @@
 import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashSet from "effect/HashSet"
@@ -23,6 +22,7 @@ import { describeError, ExitCode, exitCodeOf, UsageError } from "./CliError.js"
 import type { CliCommand, Requirements } from "./internal/command.js"
 import { parseGlobals, withLockTimeout } from "./internal/globals.js"
 import { stderrLogger } from "./internal/logger.js"
+import * as Output from "./internal/output.js"
 
 /** The version printed by `--version`: this package's (read at run time, so it follows releases). */
 export const version: string =
@@ -96,7 +96,7 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
   const globals = parseGlobals(argv.slice(2))
   const verbose = globals.verbose
   const report = (error: unknown) =>
-    Console.error(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`).pipe(
+    Output.note(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`).pipe(
       Effect.as(exitCodeOf(error))
     )
   const program = globals.error !== undefined
@@ -109,7 +109,7 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
     )
   return program.pipe(
     Effect.catchAllDefect((defect) =>
-      Console.error(
+      Output.note(
         verbose
           ? `branchlog: ${String((defect as Error)?.stack ?? defect)}`
           : `branchlog: unexpected error: ${describeError(defect)} (run with --verbose for details)`

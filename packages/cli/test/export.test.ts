@@ -7,6 +7,7 @@ import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { chromiumArgs, chromiumPath, ensureChromium } from "./support/chromium.js"
 import { runProcess } from "./support/harness.js"
+import * as Hostile from "./support/hostile.js"
 
 const fixture = fixtures().find((f) => f.name === "branching")!
 const dir = mkdtempSync(join(tmpdir(), "branchlog-export-"))
@@ -127,4 +128,172 @@ describe("export --html in a real browser", () => {
     expect(requests).toEqual([])
     await context.close()
   }, 120_000)
+})
+
+describe("export of a hostile session", () => {
+  const hostileFile = join(dir, "hostile.jsonl")
+  const page = join(dir, "hostile.html")
+  const markdownOut = join(dir, "hostile.md")
+  let browser: Awaited<ReturnType<typeof chromium.launch>>
+
+  beforeAll(async () => {
+    ensureChromium()
+    writeFileSync(hostileFile, Hostile.sessionText())
+    const outcome = await runProcess(["export", hostileFile, "--html", page, "--md", markdownOut])
+    expect(outcome.code, outcome.stderr).toBe(0)
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true })
+  }, 600_000)
+
+  afterAll(async () => {
+    await browser?.close()
+  })
+
+  it("writes a page whose only markup is its own: one script, one image, no handler, no link", () => {
+    const html = readFileSync(page, "utf8")
+    const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1]
+    expect(policy).toBeDefined()
+    expect(html.indexOf("Content-Security-Policy")).toBeLessThan(html.indexOf("<title>"))
+    expect(policy).not.toContain("unsafe")
+    expect(policy).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/)
+    expect(policy).toContain("img-src data:")
+    expect(policy).toContain("object-src 'none'")
+    expect(policy).toContain("base-uri 'none'")
+    // every tag, read as the browser will: names and attributes are the page's own
+    const tags = [...html.matchAll(/<([a-zA-Z][a-zA-Z0-9]*)((?:\s+[a-zA-Z-]+(?:="[^"]*")?)*)\s*>/g)]
+    expect(tags.length).toBe(html.match(/<[a-zA-Z]/g)!.length)
+    const elements = new Set(tags.map(([, name]) => name!))
+    const own = [
+      ..."html head meta title style script body h1 p code button ol li div span time pre details summary b img"
+        .split(" ")
+    ]
+    expect([...elements].filter((name) => !own.includes(name))).toEqual([])
+    expect(tags.filter(([, name]) => name === "script")).toHaveLength(1)
+    expect(tags.filter(([, name]) => name === "img")).toHaveLength(1)
+    const attributes = tags.flatMap(([, , list]) => [...list!.matchAll(/([a-zA-Z-]+)(?:="([^"]*)")?/g)])
+    const ownAttributes = "lang charset http-equiv content name class id data-id type data-branches open alt src"
+    expect(attributes.map(([, name]) => name!).filter((name) => !ownAttributes.split(" ").includes(name))).toEqual([])
+    expect(attributes.filter(([, , value]) => /^\s*(?:javascript|vbscript|data:text):/i.test(value ?? ""))).toEqual([])
+    expect(attributes.filter(([, name, value]) => name === "src" && !value!.startsWith("data:image/png;base64,")))
+      .toEqual([])
+    // class names are tokens: the role cannot add a class, let alone an attribute
+    for (const [, name, value] of attributes) if (name === "class") expect(value).toMatch(/^[A-Za-z0-9_ -]*$/)
+  })
+
+  it("runs no script of the session in Chromium, and the page's own script and style still work", async () => {
+    const context = await browser.newContext({ offline: true })
+    const tab = await context.newPage()
+    const dialogs: Array<string> = []
+    const logs: Array<string> = []
+    tab.on("dialog", (dialog) => {
+      dialogs.push(dialog.message())
+      void dialog.dismiss()
+    })
+    tab.on("console", (message) => logs.push(message.text()))
+    tab.on("pageerror", (error) => logs.push(`pageerror: ${error.message}`))
+    await tab.goto(`file://${page}`)
+
+    // what would trigger the session's handlers: hovering and clicking every entry
+    for (const item of await tab.$$("li.entry:visible")) {
+      await item.hover()
+      await item.click({ position: { x: 2, y: 2 } })
+    }
+
+    const xss = () => logs.filter((line) => line.includes("xss:") && !line.includes("Content Security Policy"))
+    expect(dialogs).toEqual([])
+    expect(xss()).toEqual([])
+
+    // every entry is there, each hostile value shown as text
+    const ids = await tab.$$eval("li.entry", (items) => items.map((item) => item.getAttribute("data-id")))
+    expect(new Set(ids)).toEqual(new Set(Object.values(Hostile.ids)))
+    const text = await tab.evaluate(() => document.body.textContent ?? "")
+    expect(text).toContain(`<img src=x onerror="console.log('xss:role-text')`)
+    expect(text).toContain(`href="javascript:console.log('xss:tool-name')`)
+    expect(text).toContain("␛]52;c;cHduZWQ=␇")
+    expect(text).toContain("[image image/png\" onerror=\"alert('xss:mime')]")
+    expect(text).toContain("[image image/svg+xml]")
+
+    // nothing of the session became an element: no script but the page's, no handler, no link
+    const elements = await tab.evaluate(() => ({
+      scripts: document.scripts.length,
+      handlers: document.querySelectorAll("[onerror],[onload],[onmouseover],[onclick]").length,
+      foreign: document.querySelectorAll("svg,iframe,object,embed,a,base,form").length,
+      images: Array.from(document.images, (img) => ({ src: img.src.slice(0, 22), width: img.naturalWidth }))
+    }))
+    expect(elements).toEqual({
+      scripts: 1,
+      handlers: 0,
+      foreign: 0,
+      images: [{ src: "data:image/png;base64,", width: 1 }]
+    })
+
+    // the page's own script: expand and collapse every branch
+    const branches = tab.locator("details.branch")
+    expect(await branches.evaluateAll((all) => all.some((d) => !(d as HTMLDetailsElement).open))).toBe(true)
+    await tab.click("button[data-branches=open]")
+    expect(await branches.evaluateAll((all) => all.every((d) => (d as HTMLDetailsElement).open))).toBe(true)
+    for (const item of await tab.$$("li.entry")) await item.hover()
+    await tab.click("button[data-branches=close]")
+    expect(await branches.evaluateAll((all) => all.every((d) => !(d as HTMLDetailsElement).open))).toBe(true)
+    // the page's own style
+    expect(await tab.$eval("li.entry.leaf", (item) => getComputedStyle(item).borderTopColor)).toBe("rgb(42, 122, 42)")
+
+    // the policy stops what escaping would have let through: injected handlers, script, javascript: links
+    await tab.evaluate(() => {
+      const seen: Array<string> = []
+      ;(window as unknown as { violations: Array<string> }).violations = seen
+      document.addEventListener("securitypolicyviolation", (event) => seen.push(event.effectiveDirective))
+      document.body.insertAdjacentHTML(
+        "beforeend",
+        `<img src="x" onerror="alert('xss:injected-img')"><svg onload="alert('xss:injected-svg')"></svg>` +
+          `<a id="injected-link" href="javascript:alert('xss:injected-link')">link</a>`
+      )
+      const script = document.createElement("script")
+      script.textContent = "alert('xss:injected-script')"
+      document.body.append(script)
+    })
+    await tab.click("#injected-link")
+    await tab.waitForFunction(
+      () => (window as unknown as { violations: Array<string> }).violations.length >= 5,
+      null,
+      { timeout: 30_000 }
+    )
+    const violations = await tab.evaluate(() => (window as unknown as { violations: Array<string> }).violations)
+    expect(violations.filter((directive) => directive.startsWith("script-src")).length).toBeGreaterThanOrEqual(4)
+    expect(violations).toContain("img-src")
+
+    expect(dialogs).toEqual([])
+    expect(xss()).toEqual([])
+    expect(logs.filter((line) => line.startsWith("pageerror"))).toEqual([])
+    await context.close()
+  }, 180_000)
+
+  it("writes Markdown in which nothing of the session is interpreted", () => {
+    const markdown = readFileSync(markdownOut, "utf8")
+    const branchLength = 15
+    // outside fenced blocks: the lines the export writes itself, with the session's values escaped
+    const outside: Array<string> = []
+    let fence: string | undefined
+    for (const line of markdown.split("\n")) {
+      if (fence !== undefined) {
+        if (line === fence) fence = undefined
+        continue
+      }
+      const open = /^(`{3,})[a-z]*$/.exec(line)
+      if (open) fence = open[1]
+      else outside.push(line)
+    }
+    expect(fence).toBeUndefined()
+    // one heading per entry, and the title: the session's "# fake heading" made none
+    expect(outside.filter((line) => /^#{1,6} /.test(line))).toHaveLength(1 + branchLength)
+    expect(outside.filter((line) => /^ {0,3}#+ fake heading/.test(line))).toEqual([])
+    // code spans out, what is left has no HTML, no link, no emphasis, no code of the session's
+    const text = outside.join("\n").replace(/(`+)(?!`)([\s\S]*?[^`])\1(?!`)/g, "")
+    expect(text).not.toContain("<")
+    expect(text).not.toMatch(/(^|[^\\])[[\]`_]/)
+    expect(text.replace(/\*\*tool call |\*\*$|\*thinking:\*/gm, "")).not.toMatch(/(^|[^\\])\*/m)
+    expect(text).not.toMatch(/(^|[^\\])javascript:/)
+    // and no raw control character for a terminal that shows the file
+    expect(markdown.replace(/[\n\t]/g, "")).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
+    expect(markdown).toContain("&lt;img src\\=x onerror\\=")
+  })
 })

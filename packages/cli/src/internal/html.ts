@@ -1,20 +1,49 @@
 /**
  * The self-contained HTML page of `branchlog export --html`: the whole tree, branches collapsible
  * (`<details>`; the current path open, the others closed), the current path highlighted, labels,
- * tool calls and results, compaction and branch summaries. No script, font or style is fetched:
- * the page works offline. Built iteratively; nesting grows with branch points, not with entries.
+ * tool calls and results, images, compaction and branch summaries. No script, font or style is
+ * fetched: the page works offline. Built iteratively; nesting grows with branch points, not with
+ * entries.
+ *
+ * The session is untrusted input: every value from it is escaped, in text and in attributes alike
+ * (class names are reduced to safe tokens), an image is shown only for an image type on a short
+ * list with base64 data, and a Content-Security-Policy lets the page run only its own script and
+ * style (by their SHA-256 hashes) and load images only from `data:` URLs. Control characters are
+ * made visible, as on a terminal.
  */
 import { Tree } from "@branchlog/session-core"
 import type { Entry, SessionState } from "@branchlog/session-core"
+import { createHash } from "node:crypto"
+import { visible } from "./safeText.js"
 import { type Block, contentText, entryLine } from "./summary.js"
 
-const escape = (text: string): string =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+const entities: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
+
+/** An attribute value, escaped (anything: a hostile file can put a number where a string belongs). */
+const attribute = (value: unknown): string => String(value).replace(/[&<>"']/g, (char) => entities[char]!)
+
+/** Text, escaped, its control characters made visible. */
+const escape = (value: unknown): string => attribute(visible(String(value)))
+
+/** A class name made of `value`: letters, digits, `-` and `_` only (so it cannot add classes). */
+const classToken = (value: unknown): string => String(value).replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64)
 
 const pre = (
   text: string,
   cls = ""
 ) => (text === "" ? "" : `<pre${cls === "" ? "" : ` class="${cls}"`}>${escape(text)}</pre>`)
+
+/** The image types shown inline (as `data:` URLs); SVG is not one of them. */
+const imageTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp"])
+
+const base64 = /^[A-Za-z0-9+/]+={0,2}$/
+
+/** An image block: shown when its type is on the list and its data is base64, else named. */
+const image = (block: { readonly data?: unknown; readonly mimeType?: unknown }): string =>
+  typeof block.mimeType === "string" && imageTypes.has(block.mimeType) && typeof block.data === "string" &&
+    base64.test(block.data)
+    ? `<div class="image"><img alt="image (${block.mimeType})" src="data:${block.mimeType};base64,${block.data}"></div>`
+    : `<div class="image">[image${block.mimeType === undefined ? "" : ` ${escape(block.mimeType)}`}]</div>`
 
 /** The body of one entry: its text, thinking, tool calls, results, summaries. */
 const body = (entry: Entry.Entry): string => {
@@ -33,7 +62,7 @@ const body = (entry: Entry.Entry): string => {
             pre(JSON.stringify(block.arguments ?? {}, null, 2), "tool")
           }</div>`
         }
-        if (block.type === "image") return `<div class="image">[image]</div>`
+        if (block.type === "image") return image(block as { readonly data?: unknown; readonly mimeType?: unknown })
         return ""
       }).join("")
     }
@@ -62,12 +91,12 @@ const entryHtml = (
   const { entry } = node
   const classes = [
     "entry",
-    `kind-${kindOf(entry)}`,
+    `kind-${classToken(kindOf(entry))}`,
     ...(onPath.has(entry.id) ? ["on-path"] : []),
     ...(entry.id === leafId ? ["leaf"] : [])
   ]
-  return `<li class="${classes.join(" ")}"${anchor ? ` id="entry-${escape(entry.id)}"` : ""} data-id="${
-    escape(entry.id)
+  return `<li class="${attribute(classes.join(" "))}"${anchor ? ` id="entry-${attribute(entry.id)}"` : ""} data-id="${
+    attribute(entry.id)
   }">` +
     `<div class="head"><span class="kind">${escape(kindOf(entry))}</span> <code>${escape(entry.id)}</code> <time>${
       escape(entry.timestamp)
@@ -91,7 +120,35 @@ pre{white-space:pre-wrap;word-break:break-word;margin:.3em 0;font:13px/1.4 ui-mo
 pre.tool{background:#f4f4f8;padding:.4em} pre.summary{background:#fff8e6;padding:.4em}
 .tool-call{margin:.3em 0} details>summary{cursor:pointer;color:#335} .branch>summary{font-weight:600}
 .branch.on-path>summary{color:#2a7a2a}
+.image img{max-width:100%;max-height:30em;border:1px solid #e3e3e3}
 `
+
+/** The page's own script: the buttons that open or close every branch (it reads nothing from the session). */
+const script = `
+document.addEventListener("click", (event) => {
+  const button = event.target instanceof Element ? event.target.closest("button[data-branches]") : null
+  if (button === null) return
+  const open = button.getAttribute("data-branches") === "open"
+  for (const details of document.querySelectorAll("details.branch")) details.open = open
+})
+`
+
+const sha256 = (text: string) => `'sha256-${createHash("sha256").update(text, "utf8").digest("base64")}'`
+
+/**
+ * The page's Content-Security-Policy: nothing is loaded or run but the page's own style and script
+ * (by hash: no inline handler, no injected element runs), images only from `data:` URLs, no
+ * plugins, no `<base>`, no form posts.
+ */
+const contentSecurityPolicy = [
+  "default-src 'none'",
+  `script-src ${sha256(script)}`,
+  `style-src ${sha256(style)}`,
+  "img-src data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'"
+].join("; ")
 
 /** The page for a session, in one string (small sessions; see {@link pieces}). */
 export const render = (state: SessionState.SessionState, title: string): string => [...pieces(state, title)].join("")
@@ -140,12 +197,16 @@ export function* pieces(state: SessionState.SessionState, title: string): Genera
   }
   const count = state.entries.length
   yield `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escape(title)}</title><style>${style}</style></head>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy}">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escape(title)}</title><style>${style}</style><script>${script}</script></head>
 <body><h1>${escape(title)}</h1>
 <p class="meta">${count} entries · current leaf <code>${
     escape(state.leafId ?? "none")
-  }</code> · the current path is marked in green; other branches are collapsed.</p>
+  }</code> · the current path is marked in green; other branches are collapsed.
+<button type="button" data-branches="open">expand all branches</button>
+<button type="button" data-branches="close">collapse all branches</button></p>
 <ol class="run">`
   stack.push({ close: "</ol>" })
   if (roots.length > 1) pushBranches(roots)

@@ -1,7 +1,7 @@
 /**
  * The command's logger: every notice the libraries log (a stale lock taken over, an observer that
  * failed) goes to stderr as `branchlog: <level>: <message>`, never to stdout, where a script reads
- * the command's output.
+ * the command's output; control characters in it are made visible, as in every note.
  */
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
@@ -10,6 +10,8 @@ import * as DefaultServices from "effect/DefaultServices"
 import * as FiberRefs from "effect/FiberRefs"
 import * as Logger from "effect/Logger"
 import { inspect } from "node:util"
+import { coloursAllowed } from "./plainConsole.js"
+import * as SafeText from "./safeText.js"
 
 const text = (part: unknown): string => typeof part === "string" ? part : inspect(part, { depth: 4 })
 
@@ -19,5 +21,8 @@ export const stderrLogger: Logger.Logger<unknown, void> = Logger.make(({ cause, 
   const parts = Array.isArray(message) ? message : [message]
   const level = logLevel._tag === "Info" ? "" : `${logLevel.label.toLowerCase()}: `
   const reason = Cause.isEmpty(cause) ? "" : `: ${Cause.pretty(cause, { renderErrorCause: true })}`
-  Context.get(services, Console.Console).unsafe.error(`branchlog: ${level}${parts.map(text).join(" ")}${reason}`)
+  // like every note: a control character in what was logged (a path, a message) is shown, not obeyed
+  Context.get(services, Console.Console).unsafe.error(
+    SafeText.forStream(`branchlog: ${level}${parts.map(text).join(" ")}${reason}`, coloursAllowed(process.stderr))
+  )
 })

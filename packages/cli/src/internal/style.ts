@@ -1,5 +1,12 @@
-/** Terminal colours: only on a terminal, never with NO_COLOR. */
+/**
+ * Terminal colours: only on a terminal, never with NO_COLOR. The escapes are the command's own
+ * marks (see `safeText.ts`): the output layer writes them as SGR escapes, or drops them, once the
+ * text around them was made safe, so a session's text can never pass for styling.
+ */
 import { coloursAllowed } from "./plainConsole.js"
+import { sgr } from "./safeText.js"
+
+/** The styles the command prints with. */
 export interface Style {
   readonly dim: (text: string) => string
   readonly bold: (text: string) => string
@@ -10,7 +17,7 @@ export interface Style {
 }
 
 const plain = (text: string) => text
-const ansi = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`
+const ansi = (open: number, close: number) => (text: string) => `${sgr(open)}${text}${sgr(close)}`
 
 /** No colours. */
 export const none: Style = { dim: plain, bold: plain, green: plain, yellow: plain, red: plain, cyan: plain }
