@@ -48,9 +48,6 @@ const subcommands: ReadonlyArray<readonly [name: string, load: () => Promise<Cli
   ["export", () => import("./commands/export.js").then((m) => m.exportCommand)]
 ]
 
-/** The names of the subcommands, in the order of the help. */
-export const commandNames: ReadonlyArray<string> = subcommands.map(([name]) => name)
-
 /**
  * The subcommands `args` (without node and script) needs: the one its first word names, or all of
  * them when it names none (help, completions, a mistyped name: @effect/cli answers those).

@@ -4,6 +4,7 @@ import { SessionManager } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -109,7 +110,7 @@ interface InputLine {
 }
 
 /** Splits stdin into lines as it arrives: each `read` gives the complete lines buffered so far. */
-const lineReader = (stdin: Stdin["Type"]) => {
+const lineReader = (stdin: Context.Tag.Service<typeof Stdin>) => {
   let carry: Array<string> = []
   let next = 1
   let done = false
@@ -156,7 +157,8 @@ export const append: CliCommand = Command.make("append", { file }, ({ file }) =>
           Effect.fail(
             new AppendStopped({
               path: file,
-              line: batch[error.written]!.line,
+              // the first line not written (the one after the batch if it failed past its end)
+              line: batch[error.written]?.line ?? batch[batch.length - 1]!.line + 1,
               written: appended + error.written,
               reason: error.error.message
             })
