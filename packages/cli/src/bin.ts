@@ -6,14 +6,17 @@
  *
  * @since 0.1.0
  */
-import { createRequire } from "node:module"
+import * as NodeModule from "node:module"
 
 const args = process.argv.slice(2)
 if (args.length === 1 && args[0] === "--version") {
   process.stdout.write(
-    `${(createRequire(import.meta.url)("../package.json") as { readonly version: string }).version}\n`
+    `${(NodeModule.createRequire(import.meta.url)("../package.json") as { readonly version: string }).version}\n`
   )
 } else {
+  // Node >= 22.1 keeps the compiled code of the chunks between runs (in its cache under the temporary
+  // folder, or NODE_COMPILE_CACHE); Node 20 has no such cache and compiles them at every start
+  ;(NodeModule as { readonly enableCompileCache?: () => unknown }).enableCompileCache?.()
   const { main } = await import("./internal/main.js")
   main(process.argv)
 }
