@@ -45,7 +45,11 @@ describe("SessionManager.appendMessages", () => {
       yield* sm.appendMessages(batch.slice(error.written))
       expect(contents(volume)).toEqual(["m0", "m1", "m2", "m3", "m4", "m5"])
       const reopened = yield* SessionManager.open(file, undefined, undefined, { cache: false })
-      expect(reopened.getBranch().map((entry) => entry.type === "message" ? entry.message.content : "")).toEqual([
+      expect(
+        reopened.getBranch().map((entry) =>
+          entry.type === "message" && "content" in entry.message ? entry.message.content : ""
+        )
+      ).toEqual([
         "m0",
         "m1",
         "m2",
