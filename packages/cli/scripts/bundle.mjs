@@ -1,15 +1,23 @@
-// Bundles the command into one file, `dist/bin.js` (over tsc's output of src/bin.ts): the module
-// graph of effect, @effect/cli and @effect/platform-node is hundreds of files, and loading them
-// one by one costs seconds at every start; one tree-shaken file starts in a fraction of that.
+// Bundles the command (over tsc's output of src/bin.ts) into `dist/bin.js` and the chunks it
+// imports when it needs them (`dist/bin-chunk-*.js`): the module graph of effect, @effect/cli and
+// @effect/platform-node is hundreds of files, and loading them one by one costs seconds at every
+// start, so each piece is one tree-shaken file; split into chunks so that the dynamic imports of
+// `bin.ts` and `Cli.ts` stay real: `--version` loads nothing of Effect, `info` nothing of the
+// agent runtime or the OpenAI provider (see bench/startup.mjs).
 import { build } from "esbuild"
-import { chmodSync } from "node:fs"
+import { chmodSync, readdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-const outfile = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+const outdir = fileURLToPath(new URL("../dist", import.meta.url))
+// chunks of an earlier build (their names carry a hash of their content)
+for (const name of readdirSync(outdir)) if (/^bin-chunk-.*\.js$/.test(name)) rmSync(`${outdir}/${name}`)
 await build({
-  entryPoints: [fileURLToPath(new URL("../src/bin.ts", import.meta.url))],
-  outfile,
+  entryPoints: { bin: fileURLToPath(new URL("../src/bin.ts", import.meta.url)) },
+  outdir,
+  // chunks sit beside bin.js: `../package.json` (the version) resolves the same from each
+  chunkNames: "bin-chunk-[name]-[hash]",
   bundle: true,
+  splitting: true,
   platform: "node",
   format: "esm",
   target: "node20",
@@ -20,6 +28,7 @@ await build({
       "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
   },
   legalComments: "none",
+  minify: true,
   logLevel: "warning"
 })
-chmodSync(outfile, 0o755)
+chmodSync(`${outdir}/bin.js`, 0o755)

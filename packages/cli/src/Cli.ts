@@ -3,6 +3,10 @@
  * command over the session-store services in context (the Node layer in `bin.ts`, the memory
  * layer in tests).
  *
+ * Each subcommand's module is imported when it is asked for (`run` loads only the module of the
+ * command that `argv` names; help, completions and unknown names load them all), so a command does
+ * not pay for the others: `info` never loads the agent runtime or the OpenAI provider.
+ *
  * Exit codes: 0 success; 1 problems found (`fsck`) or an operation failed; 2 a usage error.
  *
  * @since 0.1.0
@@ -11,71 +15,96 @@ import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as HashSet from "effect/HashSet"
 import { createRequire } from "node:module"
-import { describeError, ExitCode, exitCodeOf } from "./CliError.js"
-import * as Agent from "./commands/agent.js"
-import * as Export from "./commands/export.js"
-import * as Fsck from "./commands/fsck.js"
-import * as Ls from "./commands/ls.js"
-import * as Read from "./commands/read.js"
-import * as Write from "./commands/write.js"
-import type { Requirements } from "./internal/command.js"
+import { describeError, ExitCode, exitCodeOf, UsageError } from "./CliError.js"
+import type { CliCommand, Requirements } from "./internal/command.js"
+import { parseGlobals, withLockTimeout } from "./internal/globals.js"
+import { stderrLogger } from "./internal/logger.js"
 import * as Output from "./internal/output.js"
 
 /** The version printed by `--version`: this package's (read at run time, so it follows releases). */
 export const version: string =
   (createRequire(import.meta.url)("../package.json") as { readonly version: string }).version
 
-const command = Command.make("branchlog").pipe(
-  Command.withDescription(
-    "Keep, inspect and repair the transcripts of LLM agent sessions (pi / OpenClaw format, version 3)."
-  ),
-  Command.withSubcommands([
-    Agent.demo,
-    Agent.run,
-    Ls.ls,
-    Read.info,
-    Read.tree,
-    Read.context,
-    Read.show,
-    Write.branch,
-    Write.label,
-    Write.name,
-    Write.fork,
-    Write.append,
-    Fsck.fsck,
-    Fsck.repair,
-    Fsck.migrate,
-    Export.exportCommand
-  ])
-)
+/** The subcommands in the order of the help, each with the import of the module that defines it. */
+const subcommands: ReadonlyArray<readonly [name: string, load: () => Promise<CliCommand>]> = [
+  ["demo", () => import("./commands/agent.js").then((m) => m.demo)],
+  ["run", () => import("./commands/agent.js").then((m) => m.run)],
+  ["ls", () => import("./commands/ls.js").then((m) => m.ls)],
+  ["info", () => import("./commands/read.js").then((m) => m.info)],
+  ["tree", () => import("./commands/read.js").then((m) => m.tree)],
+  ["context", () => import("./commands/read.js").then((m) => m.context)],
+  ["show", () => import("./commands/read.js").then((m) => m.show)],
+  ["branch", () => import("./commands/write.js").then((m) => m.branch)],
+  ["label", () => import("./commands/write.js").then((m) => m.label)],
+  ["name", () => import("./commands/write.js").then((m) => m.name)],
+  ["fork", () => import("./commands/write.js").then((m) => m.fork)],
+  ["append", () => import("./commands/write.js").then((m) => m.append)],
+  ["fsck", () => import("./commands/fsck.js").then((m) => m.fsck)],
+  ["repair", () => import("./commands/fsck.js").then((m) => m.repair)],
+  ["migrate", () => import("./commands/fsck.js").then((m) => m.migrate)],
+  ["export", () => import("./commands/export.js").then((m) => m.exportCommand)]
+]
+
+/**
+ * The subcommands `args` (without node and script) needs: the one its first word names, or all of
+ * them when it names none (help, completions, a mistyped name: @effect/cli answers those).
+ */
+const load = (args: ReadonlyArray<string>): Promise<ReadonlyArray<CliCommand>> => {
+  let word: string | undefined
+  for (let i = 0; i < args.length && word === undefined; i++) {
+    // the values of @effect/cli's own options before the subcommand are not its name (`--log-level info ls`)
+    if (args[i] === "--log-level" || args[i] === "--completions") i++
+    else if (!args[i]!.startsWith("-")) word = args[i]
+  }
+  const named = subcommands.filter(([name]) => name === word)
+  return Promise.all((named.length > 0 ? named : subcommands).map(([, load]) => load()))
+}
 
 /** What the command needs: @effect/cli's environment and the session-store services. */
 export type Environment = CliApp.CliApp.Environment | Requirements
 
-const cli = Command.run(command, {
-  name: "branchlog",
-  version,
-  footer: HelpDoc.p("Exit codes: 0 success; 1 problems found (fsck) or an operation failed; 2 a usage error.")
-})
+const footer = HelpDoc.blocks([
+  HelpDoc.p(
+    "Global options (anywhere on the line): --verbose prints an error's fields and a defect's stack; --lock-timeout DURATION (e.g. 500ms, 5s, 2m; a bare number is milliseconds) is how long a write waits for a transcript's lock (default 60s)."
+  ),
+  HelpDoc.p("Exit codes: 0 success; 1 problems found (fsck) or an operation failed; 2 a usage error.")
+])
+
+const cliOf = (commands: ReadonlyArray<CliCommand>) =>
+  Command.run(
+    Command.make("branchlog").pipe(
+      Command.withDescription(
+        "Keep, inspect and repair the transcripts of LLM agent sessions (pi / OpenClaw format, version 3)."
+      ),
+      Command.withSubcommands(commands as [CliCommand, ...Array<CliCommand>])
+    ),
+    { name: "branchlog", version, footer }
+  )
 
 /**
  * Runs the command for `argv` (as `process.argv`: node and script first) and returns the exit code.
  * Errors print as one line on stderr; with `--verbose`, the error's fields and a defect's stack.
+ * Notices the store logs (a stale lock taken over) go to stderr too, never to stdout.
  */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, Environment> => {
-  const verbose = argv.includes("--verbose")
-  const args = argv.filter((arg) => arg !== "--verbose")
-  return cli(args).pipe(
-    Effect.as(ExitCode.ok as number),
-    Effect.catchAll((error) =>
-      isValidation(error)
-        ? Effect.succeed(ExitCode.usage as number)
-        : Output.note(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`)
-          .pipe(
-            Effect.as(exitCodeOf(error))
-          )
-    ),
+  const globals = parseGlobals(argv.slice(2))
+  const verbose = globals.verbose
+  const report = (error: unknown) =>
+    Output.note(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`).pipe(
+      Effect.as(exitCodeOf(error))
+    )
+  const program = globals.error !== undefined
+    ? report(new UsageError({ detail: globals.error }))
+    : Effect.promise(() => load(globals.args)).pipe(
+      Effect.flatMap((commands) => cliOf(commands)([...argv.slice(0, 2), ...globals.args])),
+      withLockTimeout(globals.lockTimeoutMs),
+      Effect.as(ExitCode.ok as number),
+      Effect.catchAll((error) => isValidation(error) ? Effect.succeed(ExitCode.usage as number) : report(error))
+    )
+  return program.pipe(
     Effect.catchAllDefect((defect) =>
       Output.note(
         verbose
@@ -84,7 +113,9 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
       ).pipe(
         Effect.as(ExitCode.failure as number)
       )
-    )
+    ),
+    // only this logger: not the default one (stdout), nor one a runtime put around it (runMain's pretty one)
+    Effect.locally(FiberRef.currentLoggers, HashSet.make(stderrLogger))
   )
 }
 

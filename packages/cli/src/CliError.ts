@@ -30,6 +30,21 @@ export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
   }
 }
 
+/**
+ * `append` stopped part-way (a full disk, a lock it could not take): `written` entries are in the
+ * file (stdin's lines before `line`), so a retry starts at `line`.
+ */
+export class AppendStopped extends Schema.TaggedError<AppendStopped>()("AppendStopped", {
+  path: Schema.String,
+  line: Schema.Number,
+  written: Schema.Number,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `${this.path}: append stopped at line ${this.line} of stdin: ${this.reason}; ${this.written} entries were written before it (a retry should start at line ${this.line})`
+  }
+}
+
 /** `fsck` found problems (they were printed); exit 1. */
 export class ProblemsFound extends Schema.TaggedError<ProblemsFound>()("ProblemsFound", {
   files: Schema.Number,

@@ -1,24 +1,22 @@
 #!/usr/bin/env node
 /**
- * The `branchlog` executable: runs the command over the Node layers and exits with its code.
+ * The `branchlog` executable. It loads only what the command line needs: `--version` alone reads
+ * the package's version and prints it (nothing of Effect is loaded); everything else imports the
+ * command runner (`internal/main`), which in turn imports only the named subcommand's module.
  *
  * @since 0.1.0
  */
-import { SessionStore } from "@branchlog/session-store"
-import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import { run } from "./Cli.js"
-import { withPlainConsole } from "./internal/plainConsole.js"
-import * as Stdin from "./Stdin.js"
+import * as NodeModule from "node:module"
 
-withPlainConsole(run(process.argv)).pipe(
-  Effect.provide(Layer.mergeAll(NodeContext.layer, SessionStore.layerNode, Stdin.layerProcess)),
-  Effect.flatMap((code) =>
-    Effect.sync(() => {
-      process.exitCode = code
-    })
-  ),
-  NodeRuntime.runMain({ disableErrorReporting: false })
-)
+const args = process.argv.slice(2)
+if (args.length === 1 && args[0] === "--version") {
+  process.stdout.write(
+    `${(NodeModule.createRequire(import.meta.url)("../package.json") as { readonly version: string }).version}\n`
+  )
+} else {
+  // Node >= 22.1 keeps the compiled code of the chunks between runs (in its cache under the temporary
+  // folder, or NODE_COMPILE_CACHE); Node 20 has no such cache and compiles them at every start
+  ;(NodeModule as { readonly enableCompileCache?: () => unknown }).enableCompileCache?.()
+  const { main } = await import("./internal/main.js")
+  main(process.argv)
+}

@@ -5,6 +5,13 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import {
+  FileNotFoundError,
+  FileSystemError,
+  LockTimeoutError,
+  LockUnusableError,
+  NotRegularFileError
+} from "./StoreError.js"
 
 /** An entry id that the session does not know (`branch`, `appendLabelChange`, `createBranchedSession`). */
 export class EntryNotFoundError extends Schema.TaggedError<EntryNotFoundError>()("EntryNotFoundError", {
@@ -79,5 +86,32 @@ export class ContextEditRefusedError extends Schema.TaggedError<ContextEditRefus
       case "invalid replacement":
         return `Context edit replacement must be null or contain string/array content${where}`
     }
+  }
+}
+
+/**
+ * A batch of appends (`appendMessages`) that stopped part-way: `written` of its `total` entries
+ * are on disk (the first ones, in order), `pending` more were accepted but wait for the session's
+ * first flush, and `error` is what stopped it. A retry resends only the entries after `written`.
+ */
+export class AppendBatchError extends Schema.TaggedError<AppendBatchError>()("AppendBatchError", {
+  path: Schema.optional(Schema.String),
+  written: Schema.Number,
+  pending: Schema.Number,
+  total: Schema.Number,
+  error: Schema.Union(
+    FileSystemError,
+    FileNotFoundError,
+    NotRegularFileError,
+    LockTimeoutError,
+    LockUnusableError,
+    SessionFileConflictError,
+    ReadOnlySessionError
+  )
+}) {
+  /** The cause's message, then how many of the batch's entries were written before it stopped. */
+  override get message(): string {
+    const pending = this.pending === 0 ? "" : ` (${this.pending} more accepted, not yet written)`
+    return `${this.error.message}; ${this.written} of ${this.total} entries written before it stopped${pending}`
   }
 }

@@ -36,6 +36,7 @@ import * as Persist from "./internal/manager/persist.js"
 import * as Rewrites from "./internal/manager/rewrites.js"
 import * as OversizedLine from "./OversizedLine.js"
 import * as SessionCatalog from "./SessionCatalog.js"
+import type { AppendBatchError } from "./SessionError.js"
 import { ContextEditRefusedError, EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
 import { TranscriptLock } from "./TranscriptLock.js"
@@ -114,6 +115,13 @@ export interface SessionManager {
 
   /** Appends a message; returns its id. */
   readonly appendMessage: (message: AgentMessage.AgentMessage) => Effect.Effect<string, WriteError>
+  /**
+   * Appends messages in order under one hold of the lock (each its own line); a failure part-way
+   * says in `AppendBatchError.written` how many were written, so a retry does not duplicate them.
+   */
+  readonly appendMessages: (
+    messages: ReadonlyArray<AgentMessage.AgentMessage>
+  ) => Effect.Effect<ReadonlyArray<string>, AppendBatchError>
   /** Appends a thinking-level change. */
   readonly appendThinkingLevelChange: (level: string) => Effect.Effect<string, WriteError>
   /** Appends a model change. */
@@ -231,6 +239,7 @@ const make = (core: Core): SessionManager => {
     pendingCount: () => core.pending.length,
 
     appendMessage: (message) => Appends.appendMessage(core, message),
+    appendMessages: (messages) => Appends.appendMessages(core, messages),
     appendThinkingLevelChange: (level) => Appends.appendThinkingLevelChange(core, level),
     appendModelChange: (provider, modelId) => Appends.appendModelChange(core, provider, modelId),
     appendCompaction: (summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) =>

@@ -1,19 +1,9 @@
 /** `branchlog demo` and `branchlog run`: the agent loop of @branchlog/agent-session over a real session file. */
-import type { LanguageModel } from "@branchlog/agent-session"
-import {
-  AgentSession,
-  BuiltinTools,
-  ModelRegistry,
-  OpenAiCompatible,
-  ScriptedModel,
-  ToolRegistry,
-  Workspace
-} from "@branchlog/agent-session"
+import type { LanguageModel, ModelRegistry, ScriptedModel } from "@branchlog/agent-session"
 import { SessionCatalog, SessionManager } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -25,6 +15,12 @@ import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
 import { messageLine } from "../internal/summary.js"
 import * as TreeText from "../internal/treeText.js"
+
+/**
+ * The agent runtime, imported when `demo` or `run` runs (it brings the OpenAI provider and an
+ * HTTP client): the other commands, and the help, never load it.
+ */
+const agentRuntime = Effect.promise(() => import("@branchlog/agent-session"))
 
 /** The demo's script: three turns with tool calls over a small in-memory project. */
 const demoScript: ReadonlyArray<ScriptedModel.Step> = [
@@ -64,6 +60,7 @@ export const demo: CliCommand = Command.make(
   },
   ({ dir }) =>
     Effect.gen(function*() {
+      const { AgentSession, BuiltinTools, ModelRegistry, ScriptedModel, ToolRegistry, Workspace } = yield* agentRuntime
       const sessionDir = Option.getOrElse(dir, () => join(tmpdir(), `branchlog-demo-${randomUUID().slice(0, 8)}`))
       const project = new Map([
         ["src/app.ts", "export const greet = () => \"hello\"\n"],
@@ -147,6 +144,8 @@ export const run: CliCommand = Command.make(
   },
   ({ apiKey, apiUrl, model, modelId, prompt, session }) =>
     Effect.gen(function*() {
+      const { AgentSession, BuiltinTools, ModelRegistry, OpenAiCompatible, ScriptedModel, ToolRegistry, Workspace } =
+        yield* agentRuntime
       const cwd = process.cwd()
       const sm = Option.isSome(session)
         ? yield* SessionManager.open(session.value, undefined, cwd)
@@ -164,6 +163,9 @@ export const run: CliCommand = Command.make(
           reasoning: false
         }
         : ModelRegistry.scriptedModel
+      const NodeHttpClient = remote
+        ? yield* Effect.promise(() => import("@effect/platform-node/NodeHttpClient"))
+        : undefined
       const languageModel: Layer.Layer<LanguageModel.LanguageModel> = remote
         ? OpenAiCompatible.layer({
           apiUrl: Option.getOrThrow(apiUrl),
@@ -171,7 +173,7 @@ export const run: CliCommand = Command.make(
             onNone: () => ({}),
             onSome: (key) => ({ apiKey: key })
           })
-        }).pipe(Layer.provide(NodeHttpClient.layerUndici))
+        }).pipe(Layer.provide(NodeHttpClient!.layerUndici))
         : ScriptedModel.layer({ script: ScriptedModel.echoRule })
       const turn = Effect.gen(function*() {
         const agent = yield* AgentSession.make({

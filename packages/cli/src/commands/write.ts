@@ -4,10 +4,11 @@ import { SessionManager } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { UsageError } from "../CliError.js"
+import { AppendStopped, UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
 import { openWritable, requireEntry, requireFile } from "../internal/session.js"
@@ -102,41 +103,102 @@ export const fork: CliCommand = Command.make(
   )
 )
 
-/** `branchlog append FILE`: agent messages from stdin, one JSON object per line, each its own entry. */
+/** One input line: its number (1-based) and text. */
+interface InputLine {
+  readonly line: number
+  readonly text: string
+}
+
+/** Splits stdin into lines as it arrives: each `read` gives the complete lines buffered so far. */
+const lineReader = (stdin: Context.Tag.Service<typeof Stdin>) => {
+  let carry: Array<string> = []
+  let next = 1
+  let done = false
+  const emit = (texts: ReadonlyArray<string>): Array<InputLine> => texts.map((text) => ({ line: next++, text }))
+  /** The next complete lines (never empty before the end), or `None` at the end of input. */
+  const read: Effect.Effect<Option.Option<ReadonlyArray<InputLine>>> = Effect.suspend(() => {
+    if (done) return Effect.succeed(Option.none())
+    return Effect.flatMap(stdin.read, (piece) => {
+      if (Option.isNone(piece)) {
+        done = true
+        const rest = carry.join("")
+        carry = []
+        return Effect.succeed(rest === "" ? Option.none() : Option.some(emit([rest])))
+      }
+      const cut = piece.value.lastIndexOf("\n")
+      if (cut === -1) {
+        carry.push(piece.value)
+        return read
+      }
+      const complete = [...carry, piece.value.slice(0, cut)].join("").split("\n")
+      carry = [piece.value.slice(cut + 1)]
+      return Effect.succeed(Option.some(emit(complete)))
+    })
+  })
+  return { read }
+}
+
+/**
+ * `branchlog append FILE`: agent messages from stdin, one JSON object per line, each its own entry.
+ * Streams: the lines that have arrived are appended (one hold of the lock per batch of whatever was
+ * buffered) before more input is awaited, so a writer killed half-way keeps what it had appended.
+ */
 export const append: CliCommand = Command.make("append", { file }, ({ file }) =>
   Effect.gen(function*() {
-    const input = yield* (yield* Stdin).text
+    const input = lineReader(yield* Stdin)
     const session = yield* SessionManager.open(file, undefined, undefined, { eagerFlush: true, cache: false })
-    const lines = input.split("\n")
     let appended = 0
-    for (let i = 0; i < lines.length; i++) {
-      const text = lines[i]!.trim()
-      if (text === "") continue
-      let value: unknown
-      try {
-        value = JSON.parse(text)
-      } catch (error) {
-        return yield* new UsageError({
-          path: "stdin",
-          line: i + 1,
-          detail: `not JSON (${(error as Error).message}); ${appended} appended before it`
-        })
+    const write = (batch: ReadonlyArray<{ readonly line: number; readonly message: AgentMessage.AgentMessage }>) =>
+      batch.length === 0 ? Effect.void : session.appendMessages(batch.map((item) => item.message)).pipe(
+        Effect.tap((ids) => {
+          appended += ids.length
+        }),
+        Effect.catchTag("AppendBatchError", (error) =>
+          Effect.fail(
+            new AppendStopped({
+              path: file,
+              // the first line not written (the one after the batch if it failed past its end)
+              line: batch[error.written]?.line ?? batch[batch.length - 1]!.line + 1,
+              written: appended + error.written,
+              reason: error.error.message
+            })
+          ))
+      )
+    while (true) {
+      const lines = yield* input.read
+      if (Option.isNone(lines)) break
+      const batch: Array<{ readonly line: number; readonly message: AgentMessage.AgentMessage }> = []
+      for (const { line, text: raw } of lines.value) {
+        const text = raw.trim()
+        if (text === "") continue
+        let value: unknown
+        try {
+          value = JSON.parse(text)
+        } catch (error) {
+          yield* write(batch)
+          return yield* new UsageError({
+            path: "stdin",
+            line,
+            detail: `not JSON (${(error as Error).message}); ${appended} appended before it`
+          })
+        }
+        const decoded = AgentMessage.decodeAgentMessage(value)
+        if (Either.isLeft(decoded)) {
+          yield* write(batch)
+          return yield* new UsageError({
+            path: "stdin",
+            line,
+            detail: `not an agent message; ${appended} appended before it`
+          })
+        }
+        batch.push({ line, message: decoded.right })
       }
-      const decoded = AgentMessage.decodeAgentMessage(value)
-      if (Either.isLeft(decoded)) {
-        return yield* new UsageError({
-          path: "stdin",
-          line: i + 1,
-          detail: `not an agent message; ${appended} appended before it`
-        })
-      }
-      yield* session.appendMessage(decoded.right)
-      appended++
+      yield* write(batch)
     }
     yield* session.flush()
     yield* Output.note(`${file}: appended ${appended} entries`)
   })).pipe(
     Command.withDescription(
-      "Append agent messages read from stdin (one JSON object a line), each through the locked write path; creates FILE if missing."
+      "Append agent messages read from stdin (one JSON object a line), each line written as soon as it is read, through the locked write path; creates FILE if missing."
     )
   )

@@ -51,17 +51,23 @@ const capturing = (out: Array<string>, err: Array<string>): Console.Console => {
   } as Console.Console
 }
 
-/** Runs `branchlog ARGS` in this process over the memory layer holding `volume`, with `input` as stdin. */
+/** Runs `branchlog ARGS` in this process over the memory layer holding `volume`, with `input` as stdin (pieces: one per read). */
 export const runInMemory = (
   volume: MemoryFileSystem.MemoryVolume,
   args: ReadonlyArray<string>,
-  input = ""
+  input: string | ReadonlyArray<string> = ""
 ): Promise<Outcome> => {
   const out: Array<string> = []
   const err: Array<string> = []
   return Cli.run(["node", "branchlog", ...args]).pipe(
     Effect.withConsole(capturing(out, err)),
-    Effect.provide(Layer.mergeAll(NodeContext.layer, SessionStore.layerMemory(volume), Stdin.layerText(input))),
+    Effect.provide(
+      Layer.mergeAll(
+        NodeContext.layer,
+        SessionStore.layerMemory(volume),
+        typeof input === "string" ? Stdin.layerText(input) : Stdin.layerPieces(input)
+      )
+    ),
     Effect.runPromise
   ).then((code) => ({ code, stdout: out.join("\n"), stderr: err.join("\n") }))
 }

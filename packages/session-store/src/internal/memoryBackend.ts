@@ -134,7 +134,11 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
             unsafeAppend: (data: string | Uint8Array) => {
               if (closed) throw fsError(path, "append", new VolumeError("EBADF", path, "append"))
               const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data
-              volume.write(inode, bytes)
+              try {
+                volume.write(inode, bytes)
+              } catch (error) {
+                throw fsError(path, "append", error)
+              }
               return bytes.length
             },
             close: Effect.sync(() => {

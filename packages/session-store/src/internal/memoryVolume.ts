@@ -34,6 +34,7 @@ export class MemoryVolume {
   private readonly files = new Map<string, Inode>()
   private readonly dirs = new Set<string>(["/"])
   private readonly processes = new Map<number, number | undefined>()
+  private readonly limits = new WeakMap<Inode, number>()
   private nextIno = 1n
   private lastMtimeNs = 0n
 
@@ -88,6 +89,8 @@ export class MemoryVolume {
   /** Appends bytes to an inode (growing its buffer geometrically) and bumps its mtime. */
   write(inode: Inode, bytes: Uint8Array): void {
     const needed = inode.size + bytes.length
+    const limit = this.limits.get(inode)
+    if (limit !== undefined && needed > limit) throw new VolumeError("ENOSPC", `size limit of ${limit} bytes`, "write")
     if (needed > inode.data.length) {
       const grown = new Uint8Array(Math.max(needed, inode.data.length * 2))
       grown.set(inode.data.subarray(0, inode.size))
@@ -183,6 +186,16 @@ export class MemoryVolume {
     this.mkdir(posix.dirname(abs))
     this.files.delete(abs)
     this.write(this.create(abs, "replace"), toBytes(content))
+  }
+
+  /**
+   * A full disk for one file: from now on, a write that would grow it beyond `maxBytes` fails
+   * whole with ENOSPC (`undefined` lifts the limit). The limit follows the file's inode.
+   */
+  setSizeLimit(path: string, maxBytes: number | undefined): void {
+    const inode = this.require(path, "limit")
+    if (maxBytes === undefined) this.limits.delete(inode)
+    else this.limits.set(inode, maxBytes)
   }
 
   /** Sets a file's mtime (milliseconds since the epoch). */

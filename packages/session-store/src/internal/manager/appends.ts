@@ -5,11 +5,11 @@
 import type { AgentMessage, Entry } from "@branchlog/session-core"
 import { SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
-import { ContextEditRefusedError, EntryNotFoundError } from "../../SessionError.js"
+import { AppendBatchError, ContextEditRefusedError, EntryNotFoundError } from "../../SessionError.js"
 import type { Core } from "./core.js"
 import { isoTime, mintId } from "./core.js"
 import type { WriteError } from "./persist.js"
-import { commit } from "./persist.js"
+import { commit, withWriteLock } from "./persist.js"
 
 /** The fields every entry starts with, in the references' key order. */
 export interface Base {
@@ -53,6 +53,39 @@ export const appendMessage = (core: Core, message: AgentMessage.AgentMessage) =>
     "appendMessage",
     message.role === "assistant"
   )
+
+/**
+ * `appendMessages`: the messages in order, under one hold of the transcript lock (each its own
+ * write of one line). A failure part-way fails with `AppendBatchError`, which says how many of
+ * them were written (and how many wait, pending, for the session's first flush).
+ */
+export const appendMessages = (
+  core: Core,
+  messages: ReadonlyArray<AgentMessage.AgentMessage>
+): Effect.Effect<ReadonlyArray<string>, AppendBatchError> =>
+  Effect.suspend(() => {
+    const ids: Array<string> = []
+    const append = Effect.forEach(
+      messages,
+      (message) => Effect.map(appendMessage(core, message), (id) => void ids.push(id)),
+      { discard: true }
+    )
+    return (messages.length === 0 ? Effect.void : withWriteLock(core, append)).pipe(
+      Effect.as(ids),
+      Effect.mapError((error) => {
+        const pending = new Set<string>()
+        for (const p of core.pending) if (p.row._tag === "Entry") pending.add(p.row.entry.id)
+        const waiting = ids.filter((id) => pending.has(id)).length
+        return new AppendBatchError({
+          ...(core.file === undefined ? {} : { path: core.file }),
+          written: ids.length - waiting,
+          pending: waiting,
+          total: messages.length,
+          error
+        })
+      })
+    )
+  })
 
 /** `appendThinkingLevelChange`. */
 export const appendThinkingLevelChange = (core: Core, thinkingLevel: string) =>

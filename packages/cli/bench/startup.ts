@@ -1,0 +1,106 @@
+/**
+ * Start-up benchmark of the built executable (`dist/bin.js`; the `bench` script builds it first):
+ * each command line runs as a fresh process, side by side with a bare `node -e 0` (runs
+ * interleaved, medians of 10 after 2 warm-ups), and its peak RSS (median of 5 runs, read from
+ * `process.resourceUsage().maxRSS` at exit through a preloaded module). Targets:
+ *
+ * - `branchlog --version` within 2.5× of bare node, peak RSS under 80 MB;
+ * - `branchlog info FILE` of a small session (200 entries) within 3.5× of bare node, peak RSS under 80 MB.
+ *
+ * The other lines are figures without a target (a read of a tree, `ls`, the help, which loads
+ * every command, and one scripted agent turn, the only line that loads the agent runtime).
+ * `BRANCHLOG_BENCH_COMPARE=/path/to/other/bin.js` measures another build of the executable (e.g. the
+ * one-file bundle of an earlier commit) the same way, on the lines with a target, for a before/after.
+ *
+ * `BRANCHLOG_BENCH_COMPARE=/path/to/other/bin.js` measures another build of the executable (e.g. the
+ * one-file bundle of an earlier commit) the same way, on the lines with a target, for a before/after.
+ *
+ * Timings on shared machines are noisy: figures, not a gate.
+ */
+import { Synthetic } from "@branchlog/session-core/testing"
+import { measurePair, ms, ratio, table } from "@branchlog/tooling/bench"
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join, resolve } from "node:path"
+
+const bin = join(import.meta.dirname, "..", "dist", "bin.js")
+if (!existsSync(bin)) throw new Error(`${bin} is missing: run the package's build first`)
+const root = mkdtempSync(join(tmpdir(), "branchlog-bench-startup-"))
+const small = join(root, "small.jsonl")
+writeFileSync(small, Synthetic.toText(Synthetic.session({ entries: 200, seed: 7 })))
+const rssModule = join(root, "rss.mjs")
+writeFileSync(
+  rssModule,
+  `import { writeFileSync } from "node:fs"\nprocess.on("exit", () => writeFileSync(process.env.BRANCHLOG_BENCH_RSS_OUT, String(process.resourceUsage().maxRSS)))\n`
+)
+const env = { ...process.env, NO_COLOR: "1", BRANCHLOG_AGENT_DIR: join(root, "agent") }
+
+/** Runs `node ARGS` to its end (output discarded); fails loudly if it fails. */
+const node = (args: ReadonlyArray<string>) => {
+  const result = spawnSync(process.execPath, args, { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] })
+  if (result.status !== 0) throw new Error(`node ${args.join(" ")} exited ${result.status}: ${result.stderr}`)
+}
+
+/** Median peak RSS in MB of `node ARGS` over 5 runs. */
+const peakRss = (args: ReadonlyArray<string>): number => {
+  const out = join(root, "rss.txt")
+  const values: Array<number> = []
+  for (let i = 0; i < 5; i++) {
+    const result = spawnSync(process.execPath, ["--import", rssModule, ...args], {
+      cwd: root,
+      env: { ...env, BRANCHLOG_BENCH_RSS_OUT: out },
+      stdio: "ignore"
+    })
+    if (result.status !== 0) throw new Error(`node ${args.join(" ")} exited ${result.status}`)
+    values.push(Number(readFileSync(out, "utf8")) / 1024)
+  }
+  return values.sort((a, b) => a - b)[2]!
+}
+
+const mb = (value: number) => `${value.toFixed(1)} MB`
+const bare = ["-e", "0"]
+const bareRss = peakRss(bare)
+
+const cases: ReadonlyArray<{ readonly name: string; readonly args: ReadonlyArray<string>; readonly target?: number }> =
+  [
+    { name: "--version", args: ["--version"], target: 2.5 },
+    { name: "info FILE (200 entries)", args: ["info", small], target: 3.5 },
+    { name: "info FILE --json", args: ["info", small, "--json"] },
+    { name: "tree FILE", args: ["tree", small] },
+    { name: "ls --dir DIR", args: ["ls", "--dir", root] },
+    { name: "--help (loads every command)", args: ["--help"] },
+    { name: "run PROMPT (scripted agent turn)", args: ["run", "hello", "--session", join(root, "run.jsonl")] }
+  ]
+
+const rows: Array<Array<string>> = [["command", "branchlog", "node -e 0", "ratio", "peak RSS (target < 80 MB)"]]
+for (const { args, name, target } of cases) {
+  const [ours, baseline] = measurePair(() => node([bin, ...args]), () => node(bare), { runs: 10, warmup: 2 })
+  const rss = peakRss([bin, ...args])
+  rows.push([
+    name,
+    ms(ours),
+    ms(baseline),
+    ratio(ours, baseline, target),
+    target === undefined ? mb(rss) : `${mb(rss)} (${rss < 80 ? "met" : "MISSED"})`
+  ])
+}
+const compare = process.env.BRANCHLOG_BENCH_COMPARE && resolve(process.env.BRANCHLOG_BENCH_COMPARE)
+if (compare !== undefined && compare !== "") {
+  for (const { args, name, target } of cases) {
+    if (target === undefined) continue
+    const [theirs, baseline] = measurePair(() => node([compare, ...args]), () => node(bare), { runs: 10, warmup: 2 })
+    rows.push([
+      `${name} (the COMPARE build)`,
+      ms(theirs),
+      ms(baseline),
+      ratio(theirs, baseline),
+      mb(peakRss([compare, ...args]))
+    ])
+  }
+}
+console.log(
+  `branchlog start-up (${process.version}, medians of 10 interleaved runs; bare node peak RSS ${mb(bareRss)})`
+)
+table(rows)
+rmSync(root, { recursive: true, force: true })

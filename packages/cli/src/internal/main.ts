@@ -1,0 +1,32 @@
+/** Runs the command over the Node layers and sets the process's exit code (what `bin.ts` imports for every command line). */
+import { SessionStore } from "@branchlog/session-store"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { run } from "../Cli.js"
+import * as Stdin from "../Stdin.js"
+import { withPlainConsole } from "./plainConsole.js"
+
+/** Runs `branchlog` for `argv` (as `process.argv`) in this process, until it ends. */
+export const main = (argv: ReadonlyArray<string>): void =>
+  withPlainConsole(run(argv)).pipe(
+    // what @effect/cli needs (files, paths, the terminal), not all of NodeContext (child processes, workers)
+    Effect.provide(
+      Layer.mergeAll(
+        NodeFileSystem.layer,
+        NodePath.layer,
+        NodeTerminal.layer,
+        SessionStore.layerNode,
+        Stdin.layerProcess
+      )
+    ),
+    Effect.flatMap((code) =>
+      Effect.sync(() => {
+        process.exitCode = code
+      })
+    ),
+    NodeRuntime.runMain({ disableErrorReporting: false, disablePrettyLogger: true })
+  )

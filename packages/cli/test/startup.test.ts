@@ -1,0 +1,72 @@
+/**
+ * The executable loads what the command line needs and nothing more: real processes, with a
+ * loader hook recording every module they load (the speed itself is measured by `pnpm bench`).
+ */
+import { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "vitest"
+import { bin, runInMemory } from "./support/harness.js"
+
+const dir = mkdtempSync(join(tmpdir(), "branchlog-startup-"))
+const trace = join(import.meta.dirname, "support", "trace-loads.mjs")
+const session = join(dir, "small.jsonl")
+writeFileSync(
+  session,
+  JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: dir }) + "\n"
+)
+
+/** The files of the bundle that `branchlog ARGS` loaded, and whether any holds the agent runtime's HTTP stack. */
+const loads = (args: ReadonlyArray<string>) => {
+  const out = join(dir, `loads-${Math.random().toString(36).slice(2)}.txt`)
+  const result = spawnSync(process.execPath, ["--import", trace, bin, ...args], {
+    cwd: dir,
+    env: { ...process.env, NO_COLOR: "1", BRANCHLOG_TRACE_LOADS: out },
+    encoding: "utf8",
+    timeout: 120_000
+  })
+  expect(result.status, result.stderr).toBe(0)
+  const files = readFileSync(out, "utf8").trim().split("\n").filter((url) => url.startsWith("file:")).map((url) =>
+    fileURLToPath(url)
+  ).filter((file) => file.startsWith(join(bin, "..")))
+  const text = files.map((file) => readFileSync(file, "utf8")).join("\n")
+  return {
+    names: files.map((file) => file.slice(join(bin, "..").length + 1)),
+    // undici's error codes, and the OpenAI provider's endpoint
+    agentRuntime: text.includes("UND_ERR") || text.includes("chat/completions"),
+    stdout: result.stdout
+  }
+}
+
+describe("what each command line loads", () => {
+  it("--version loads the executable alone", () => {
+    const loaded = loads(["--version"])
+    expect(loaded.names).toEqual(["bin.js"])
+    expect(loaded.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/)
+  })
+
+  it("info loads its own module, not the other commands' nor the agent runtime; run loads the agent runtime", () => {
+    const info = loads(["info", session])
+    expect(info.names.some((name) => name.startsWith("bin-chunk-read-"))).toBe(true)
+    for (const other of ["agent", "write", "fsck", "export", "ls"]) {
+      expect(info.names.some((name) => name.startsWith(`bin-chunk-${other}-`)), other).toBe(false)
+    }
+    expect(info.agentRuntime).toBe(false)
+    const help = loads(["--help"])
+    expect(help.agentRuntime).toBe(false)
+    const run = loads(["run", "hello", "--session", join(dir, "run.jsonl")])
+    expect(run.names.some((name) => name.startsWith("bin-chunk-agent-"))).toBe(true)
+    expect(run.agentRuntime).toBe(true)
+  }, 120_000)
+
+  it("takes the values of @effect/cli's own options for what they are, not for a subcommand's name", async () => {
+    const volume = MemoryFileSystem.make()
+    volume.writeFile("/s/x.jsonl", readFileSync(session))
+    const outcome = await runInMemory(volume, ["--log-level", "info", "ls", "--dir", "/s"])
+    expect(outcome.code, outcome.stderr).toBe(0)
+    expect(outcome.stdout).toContain("/s/x.jsonl")
+  })
+})
