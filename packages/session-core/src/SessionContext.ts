@@ -49,26 +49,18 @@ const emptyContext = (): SessionContext => ({ messages: [], thinkingLevel: "off"
 const time = (timestamp: string): number => new Date(timestamp).getTime()
 
 /**
- * The message as the context gives it: pi 1.6's null content (a user, assistant or tool result
- * message with `content == null` gets `[]`, a system message `""`), OpenClaw's load normalisation
- * (a string `content` of an assistant or tool result message becomes one text block, an object
- * `content` of a tool result a one-block array). The stored message is not changed.
+ * The message as the context gives it: the stored message verbatim (pi 0.73.1, pi 1.6 and OpenClaw
+ * 2026.6 all keep a string or object `content` as it is), except pi 1.6's null content (a user,
+ * assistant or tool result message with `content == null` gets `[]`, a system message `""`). The
+ * stored message is not changed.
  */
 const normalizeMessage = (message: AgentMessage): AgentMessage => {
   const content = (message as { readonly content?: unknown }).content
+  if (content !== null && content !== undefined) return message
   const role = message.role
-  if (content === null || content === undefined) {
-    if (role === "system") return { ...message, content: "" } as AgentMessage
-    if (role === "user" || role === "assistant" || role === "toolResult") {
-      return { ...message, content: [] } as AgentMessage
-    }
-    return message
-  }
-  if ((role === "assistant" || role === "toolResult") && typeof content === "string") {
-    return { ...message, content: [{ type: "text", text: content }] } as AgentMessage
-  }
-  if (role === "toolResult" && typeof content === "object" && !Array.isArray(content)) {
-    return { ...message, content: [content] } as AgentMessage
+  if (role === "system") return { ...message, content: "" } as AgentMessage
+  if (role === "user" || role === "assistant" || role === "toolResult") {
+    return { ...message, content: [] } as AgentMessage
   }
   return message
 }

@@ -156,7 +156,7 @@ describe("buildSessionContext", () => {
     expect(result.messages[0]).toMatchObject({ fromId: "root", summary: "from the root" })
   })
 
-  it("gives string content of assistant and tool result messages as one text block (OpenClaw), without changing the entry", () => {
+  it("keeps string and object content of assistant and tool result messages as stored (pi and OpenClaw give them verbatim)", () => {
     const state = stateOf(
       header(),
       {
@@ -182,8 +182,8 @@ describe("buildSessionContext", () => {
       }
     )
     const [a, t] = SessionContext.buildSessionContext(state).messages as Array<any>
-    expect(a.content).toEqual([{ type: "text", text: "plain" }])
-    expect(t.content).toEqual([{ type: "text", text: "obj" }])
+    expect(a.content).toBe("plain")
+    expect(t.content).toEqual({ type: "text", text: "obj" })
     expect((state.byId.get("a") as any).message.content).toBe("plain")
   })
 

@@ -132,9 +132,6 @@ const naive = (entries: ReadonlyArray<any>, leafId: string | undefined) => {
       const m = e.message
       if (m.content == null && m.role === "system") return [{ ...m, content: "" }]
       if (m.content == null && ["user", "assistant", "toolResult"].includes(m.role)) return [{ ...m, content: [] }]
-      if (typeof m.content === "string" && (m.role === "assistant" || m.role === "toolResult")) {
-        return [{ ...m, content: [{ type: "text", text: m.content }] }] // OpenClaw's normalisation, kept
-      }
       return [m]
     }
     if (e.type === "custom_message") {
