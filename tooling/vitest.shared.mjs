@@ -13,8 +13,8 @@ export const sharedConfig = (overrides = {}) =>
     ssr: { resolve: { conditions } },
     test: {
       include: ["test/**/*.test.ts"],
-      testTimeout: 30_000,
-      hookTimeout: 30_000,
+      testTimeout: 120_000,
+      hookTimeout: 120_000,
       reporters: process.env.BRANCHLOG_TEST_JSON
         ? ["default", ["json", { outputFile: process.env.BRANCHLOG_TEST_JSON }]]
         : ["default"],

@@ -157,7 +157,7 @@ describe("AgentSession with a second writer", () => {
       execFile(
         process.execPath,
         ["--conditions=@branchlog/source", "--import", "tsx", path.join(here, "support/child.ts"), file, text],
-        { cwd: path.join(here, ".."), timeout: 60_000 },
+        { cwd: path.join(here, ".."), timeout: 180_000 },
         (error, stdout, stderr) =>
           resume(error ? Effect.die(new Error(`child failed: ${stderr}`)) : Effect.succeed(stdout.trim()))
       )
@@ -209,6 +209,6 @@ describe("AgentSession with a second writer", () => {
         expect(reread.getEntries()).toHaveLength(sm.getEntries().length)
         expect(rowsOf(file()).every((r) => typeof r.type === "string")).toBe(true)
       }).pipe(Effect.provide(storeLayer)),
-    { timeout: 60_000 }
+    { timeout: 180_000 }
   )
 })

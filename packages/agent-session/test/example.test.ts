@@ -14,7 +14,7 @@ describe("examples/demo.ts", () => {
         execFile(
           process.execPath,
           ["--conditions=@branchlog/source", "--import", "tsx", "examples/demo.ts"],
-          { cwd: root, timeout: 60_000 },
+          { cwd: root, timeout: 180_000 },
           (error, stdout, stderr) => resume(error ? Effect.die(new Error(stderr)) : Effect.succeed(stdout))
         )
       })
@@ -35,5 +35,5 @@ describe("examples/demo.ts", () => {
         "message assistant",
         "compaction"
       ])
-    }), { timeout: 60_000 })
+    }), { timeout: 180_000 })
 })

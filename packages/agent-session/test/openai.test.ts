@@ -281,7 +281,7 @@ describe("OpenAiCompatible over a loopback server", () => {
         })
       )
       expect(response!.writableEnded).toBe(false)
-    })), { timeout: 10_000 })
+    })), { timeout: 60_000 })
 
   it.live("drives an AgentSession: a tool call round trip over the loopback server", () =>
     Effect.gen(function*() {

@@ -38,7 +38,7 @@ describe("demo", () => {
       const fsck = await runProcess(["fsck", dir])
       expect(fsck.code, fsck.stdout).toBe(0)
     },
-    60_000
+    180_000
   )
 
   it("runs in process over the memory layer too", async () => {
@@ -157,7 +157,7 @@ describe("run --model openai-compatible (real process, a loopback endpoint)", ()
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "toolResult", "assistant"])
     expect(messages[1]).toMatchObject({ provider: "openai-compatible", model: "local-model", stopReason: "toolUse" })
     expect(messages[3].content).toEqual([{ type: "text", text: "It says hi." }])
-  }, 60_000)
+  }, 180_000)
 
   it("exits 1 with the endpoint's error in one line when the turn fails, and keeps what it wrote", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "branchlog-run-openai-"))
@@ -174,5 +174,5 @@ describe("run --model openai-compatible (real process, a loopback endpoint)", ()
     const messages = rows.filter((row) => row.type === "message").map((row) => row.message)
     expect(messages[0]).toMatchObject({ role: "user", content: "hello" })
     expect(messages.at(-1)).toMatchObject({ role: "assistant", stopReason: "error" })
-  }, 60_000)
+  }, 180_000)
 })

@@ -66,7 +66,7 @@ describe("export --html writes the page piece by piece", () => {
     expect(outcome.code, outcome.stderr).toBe(0)
     const title = `Session ${JSON.parse(text.slice(0, text.indexOf("\n"))).id}`
     expect(readFileSync(out, "utf8")).toBe(render(SessionState.fromRecords(Line.parseText(text)), title))
-  }, 60_000)
+  }, 180_000)
 })
 
 describe("export --html in a real browser", () => {

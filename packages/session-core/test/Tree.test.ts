@@ -160,7 +160,7 @@ describe("Tree.getTree", () => {
     expect(depth).toBe(999_999)
     expect(Tree.getBranch(state)).toHaveLength(1_000_000)
     expect(SessionContext.buildSessionContext(state).messages).toEqual([])
-  }, 60_000)
+  }, 300_000)
 })
 
 describe("Tree.getBranch", () => {

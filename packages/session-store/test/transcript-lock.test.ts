@@ -294,7 +294,7 @@ describe("TranscriptLock (node, real processes)", () => {
         expect(holder.signalCode).toBe("SIGTERM")
         expect(fs.existsSync(lockPath)).toBe(false)
       }).pipe(Effect.provide(nodeLock)),
-    30_000
+    120_000
   )
 
   it.scopedLive(
@@ -310,7 +310,7 @@ describe("TranscriptLock (node, real processes)", () => {
         }
         expect(fs.existsSync(`${file}.lock`)).toBe(false)
       }),
-    30_000
+    120_000
   )
 
   it.live("takes the signal handlers away a moment after the last lock is let go", () =>
