@@ -88,7 +88,8 @@ const kindText: Record<string, string> = {
   directory: "a directory",
   fifo: "a FIFO (named pipe)",
   socket: "a socket",
-  device: "a device"
+  "character device": "a character device",
+  "block device": "a block device"
 }
 
 /**

@@ -23,7 +23,7 @@ export interface StatInfo {
 }
 
 /** What a name is, without following a symlink at it. */
-export type PathKind = "file" | "directory" | "symlink" | "fifo" | "socket" | "device" | "other"
+export type PathKind = "file" | "symlink" | NotRegularFileError["kind"]
 
 /** An `lstat`: the kind of the name itself and its identity. */
 export interface LinkInfo {

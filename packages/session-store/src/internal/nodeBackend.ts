@@ -36,21 +36,11 @@ const orNotFound = (path: string, operation: string) => (error: unknown): FileNo
 
 // ---- reads: only regular files are opened (a FIFO would block the open, and the whole process, forever) ----
 
-/** What a stat names when it is not a regular file (`undefined` for a regular file). */
-const notRegularKindOf = (st: fs.Stats | fs.BigIntStats): NotRegularFileError["kind"] | undefined =>
-  st.isFile()
-    ? undefined
-    : st.isDirectory()
-    ? "directory"
-    : st.isFIFO()
-    ? "fifo"
-    : st.isSocket()
-    ? "socket"
-    : st.isCharacterDevice()
-    ? "character device"
-    : st.isBlockDevice()
-    ? "block device"
-    : "other"
+/** What a stat (links followed) names when it is not a regular file (`undefined` for a regular file). */
+const notRegularKindOf = (st: fs.Stats | fs.BigIntStats): NotRegularFileError["kind"] | undefined => {
+  const kind = kindOf(st)
+  return kind === "file" || kind === "symlink" ? undefined : kind
+}
 
 const requireRegular = (path: string, operation: string, st: fs.Stats | fs.BigIntStats): void => {
   const kind = notRegularKindOf(st)

@@ -6,8 +6,8 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import type { PathKind } from "./backend.js"
 
-/** What a name is (from an lstat). */
-export const kindOf = (st: fs.BigIntStats): PathKind =>
+/** What a name is: from an lstat any kind, from a stat (links followed) never `"symlink"`. */
+export const kindOf = (st: fs.Stats | fs.BigIntStats): PathKind =>
   st.isFile()
     ? "file"
     : st.isDirectory()
@@ -18,8 +18,10 @@ export const kindOf = (st: fs.BigIntStats): PathKind =>
     ? "fifo"
     : st.isSocket()
     ? "socket"
-    : st.isBlockDevice() || st.isCharacterDevice()
-    ? "device"
+    : st.isCharacterDevice()
+    ? "character device"
+    : st.isBlockDevice()
+    ? "block device"
     : "other"
 
 /**
