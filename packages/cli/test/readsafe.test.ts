@@ -9,7 +9,16 @@ import { SessionManager, SessionStore } from "@branchlog/session-store"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { execFileSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
@@ -75,6 +84,30 @@ describe.skipIf(!hasMkfifo)("a FIFO given as FILE", () => {
     }
     expect(readdirSync(dir)).toEqual(["pipe.jsonl"])
   }, 400_000)
+})
+
+describe.skipIf(!hasMkfifo)("a FIFO inside a folder given to fsck or migrate", () => {
+  it("is passed over with a warning, the other sessions (a symlink to one included) are checked", async () => {
+    const dir = join(root, "fifo-in-folder")
+    mkdirSync(dir)
+    const session = join(dir, "a.jsonl")
+    writeFileSync(session, [header("s-a"), user("u1", null, "hello"), "{corrupt"].join("\n") + "\n")
+    symlinkSync(session, join(dir, "link.jsonl"))
+    const fifo = join(dir, "pipe.jsonl")
+    execFileSync("mkfifo", [fifo])
+    const fsck = await runBounded(["fsck", dir], 60_000)
+    expect(fsck.killed).toBe(false)
+    // the corrupt line of a.jsonl is an error, found through the file and through the link
+    expect(fsck.code, fsck.stdout + fsck.stderr).toBe(1)
+    expect(fsck.stdout).toContain(`${fifo}: warning: read: not a regular file (a fifo): ${fifo}; passed over`)
+    expect(fsck.stdout).toContain(`${session}:3`)
+    expect(fsck.stdout).toContain(`${join(dir, "link.jsonl")}:3`)
+    const migrate = await runBounded(["migrate", dir], 60_000)
+    expect(migrate.killed).toBe(false)
+    expect(migrate.code, migrate.stdout + migrate.stderr).toBe(0)
+    expect(migrate.stdout).toContain(`${fifo}: read: not a regular file (a fifo)`)
+    expect(migrate.stdout).toContain(`${session}: version 3, nothing to do`)
+  }, 200_000)
 })
 
 describe("a folder given as FILE", () => {

@@ -80,12 +80,15 @@ export const findings = (found: Scan): Array<Finding> => {
 
 /**
  * The session files named: files as they are, folders by their session files (recursively), as
- * `SessionFiles.isSessionFile` tells them from backups, temporary files and other side files.
+ * `SessionFiles.isSessionFile` tells them from backups, temporary files and other side files. A
+ * session-named entry of a folder that is neither a file nor a folder (a symlink, a FIFO) is kept
+ * too, and listed in `inFolder`: reading decides, and a FIFO there is passed over with a finding.
  */
 export const expand = (inputs: ReadonlyArray<string>) =>
   Effect.gen(function*() {
     const files = yield* TranscriptFile.TranscriptFile
     const out: Array<string> = []
+    const inFolder = new Set<string>()
     const pending = [...inputs]
     while (pending.length > 0) {
       const path = pending.shift()!
@@ -96,11 +99,34 @@ export const expand = (inputs: ReadonlyArray<string>) =>
       }
       for (const entry of [...(yield* files.list(path))].sort((a, b) => a.name.localeCompare(b.name))) {
         if (entry.isDirectory) pending.push(join(path, entry.name))
-        else if (entry.isFile && SessionFiles.isSessionFile(entry.name)) out.push(join(path, entry.name))
+        else if (SessionFiles.isSessionFile(entry.name)) {
+          out.push(join(path, entry.name))
+          if (!entry.isFile) inFolder.add(join(path, entry.name))
+        }
       }
     }
-    return out
+    return { files: out, inFolder }
   })
+
+/**
+ * The scan of one expanded file; a FIFO, socket or device found in a folder is a warning, not a
+ * failure of the whole run (named as FILE, it fails as every command does).
+ */
+const scanExpanded = (file: string, inFolder: ReadonlySet<string>) =>
+  scan(file).pipe(
+    Effect.map((found): { readonly found: Scan } | { readonly passedOver: Finding } => ({ found })),
+    Effect.catchTag("NotRegularFileError", (error) =>
+      inFolder.has(file)
+        ? Effect.succeed({
+          passedOver: {
+            file,
+            severity: "warning" as const,
+            kind: "NotRegularFile",
+            message: `${error.message}; passed over`
+          } satisfies Finding
+        })
+        : Effect.fail(error))
+  )
 
 const format = (finding: Finding) =>
   `${finding.file}${
@@ -113,11 +139,12 @@ export const fsck: CliCommand = Command.make(
   { paths, json, strict: Options.boolean("strict").pipe(Options.withDescription("count warnings as problems too")) },
   ({ json, paths, strict }) =>
     Effect.gen(function*() {
-      const files = yield* expand(paths)
+      const { files, inFolder } = yield* expand(paths)
       const all: Array<Finding> = []
       for (const [i, file] of files.entries()) {
         if (files.length > 1 && process.stderr.isTTY) process.stderr.write(`\rfsck ${i + 1}/${files.length} `)
-        all.push(...findings(yield* scan(file)))
+        const scanned = yield* scanExpanded(file, inFolder)
+        all.push(...("found" in scanned ? findings(scanned.found) : [scanned.passedOver]))
       }
       if (files.length > 1 && process.stderr.isTTY) process.stderr.write("\r\u001b[K")
       if (json) yield* Output.json(files.map((file) => ({ file, findings: all.filter((f) => f.file === file) })))
@@ -243,8 +270,14 @@ export const repair: CliCommand = Command.make(
 export const migrate: CliCommand = Command.make("migrate", { paths }, ({ paths }) =>
   Effect.gen(function*() {
     const out: Array<string> = []
-    for (const file of yield* expand(paths)) {
-      const found = yield* scan(file)
+    const { files, inFolder } = yield* expand(paths)
+    for (const file of files) {
+      const scanned = yield* scanExpanded(file, inFolder)
+      if (!("found" in scanned)) {
+        out.push(`${file}: ${scanned.passedOver.message}`)
+        continue
+      }
+      const { found } = scanned
       if (found.version === undefined || found.version >= Entry.CURRENT_SESSION_VERSION) {
         out.push(`${file}: version ${found.version ?? "?"}, nothing to do`)
         continue
