@@ -26,7 +26,7 @@
  *
  * @since 0.1.0
  */
-import type { AgentMessage, ContextMessage, CustomMessage } from "./AgentMessage.js"
+import type { AgentMessage, ContextMessage, CustomMessage, SystemMessage } from "./AgentMessage.js"
 import type { CompactionEntry, ContextEditEntry, Entry } from "./Entry.js"
 import * as SessionState from "./SessionState.js"
 import * as Tree from "./Tree.js"
@@ -277,4 +277,50 @@ export const buildSessionContext = (state: SessionState.SessionState, leafId?: s
     leaf = last.id
   }
   return fromPath(state, Tree.getBranch(state, leaf))
+}
+
+const textOf = (content: unknown): string =>
+  typeof content === "string"
+    ? content
+    : Array.isArray(content)
+    ? content.filter((block) => block?.type === "text").map((block) => block.text).join("\n")
+    : ""
+
+const toolName = (
+  tool: unknown
+): unknown => (typeof tool === "object" && tool !== null ? (tool as { name?: unknown }).name : tool)
+
+/**
+ * The system messages of `messages` replayed into one, as pi 1.6 stores it in a compaction's
+ * `systemMessage` (pi-ai's `getCurrentSystemMessage`): the texts of every system message's content,
+ * non-empty ones joined by a blank line; `sections` patched by name (`null` removes one); tools
+ * added and removed by name; the first system message's timestamp. `undefined` when there is no
+ * system message and no tool.
+ */
+export const currentSystemMessage = (messages: ReadonlyArray<ContextMessage>): SystemMessage | undefined => {
+  const content: Array<string> = []
+  const sections = new Map<string, string>()
+  const tools = new Map<unknown, unknown>()
+  let timestamp: number | undefined
+  for (const message of messages) {
+    if (message.role !== "system") continue
+    const system = message as SystemMessage
+    timestamp ??= system.timestamp
+    const text = textOf(system.content)
+    if (text.length > 0) content.push(text)
+    for (const [name, value] of Object.entries(system.sections ?? {})) {
+      if (value === null) sections.delete(name)
+      else sections.set(name, value)
+    }
+    for (const tool of system.toolsRemoved ?? []) tools.delete(toolName(tool))
+    for (const tool of system.toolsAdded ?? []) tools.set(toolName(tool), tool)
+  }
+  if (timestamp === undefined && tools.size === 0) return undefined
+  return {
+    role: "system",
+    content: content.join("\n\n"),
+    ...(sections.size > 0 ? { sections: Object.fromEntries(sections) } : {}),
+    ...(tools.size > 0 ? { toolsAdded: [...tools.values()] } : {}),
+    timestamp: timestamp ?? 0
+  }
 }

@@ -210,6 +210,36 @@ const suite = (harness: Harness) =>
         expect(sm.buildSessionContext().messages.map((m) => m.role)).toEqual(["compactionSummary"])
       }))
     })
+
+    it.live("appendCompaction stores the context's system messages replayed into its systemMessage, emitted before the summary", () => {
+      const { dir, text, run } = setup()
+      return run(Effect.gen(function*() {
+        const { file, sm } = yield* started(dir)
+        const system = (content: string, extra: object, timestamp: number) =>
+          ({ role: "system", content, ...extra, timestamp }) as unknown as Parameters<typeof sm.appendMessage>[0]
+        yield* sm.appendMessage(system("be brief", { sections: { tone: "dry" }, toolsAdded: [{ name: "read" }] }, 10))
+        yield* sm.appendMessage(user("and?"))
+        yield* sm.appendMessage(
+          system("use tools", { toolsAdded: [{ name: "bash" }], toolsRemoved: [{ name: "read" }] }, 20)
+        )
+        const id = yield* sm.appendCompaction("summary", null, 99)
+        const row = rowsOf(text(file)).at(-1)!
+        expect(row.id).toBe(id)
+        expect(row.systemMessage).toEqual({
+          role: "system",
+          content: "be brief\n\nuse tools",
+          sections: { tone: "dry" },
+          toolsAdded: [{ name: "bash" }],
+          timestamp: Date.parse(row.timestamp)
+        })
+        expect(Object.keys(row).at(-1)).toBe("systemMessage")
+        expect(sm.buildSessionContext().messages.map((m) => m.role)).toEqual(["system", "compactionSummary"])
+        // none without a system message on the path
+        const plain = yield* started(dir)
+        yield* plain.sm.appendCompaction("summary", null, 1)
+        expect(rowsOf(text(plain.file)).at(-1)!.systemMessage).toBeUndefined()
+      }))
+    })
   })
 
 for (const harness of harnesses) suite(harness)

@@ -3,7 +3,7 @@
  * source, unique in the session; timestamp from `Clock`), commits it, and returns its id.
  */
 import type { AgentMessage, Entry } from "@branchlog/session-core"
-import { SessionState, Tree } from "@branchlog/session-core"
+import { SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import { AppendBatchError, ContextEditRefusedError, EntryNotFoundError } from "../../SessionError.js"
 import type { Core } from "./core.js"
@@ -97,8 +97,9 @@ export const appendModelChange = (core: Core, provider: string, modelId: string)
 
 /**
  * `appendCompaction` (no validation of `firstKeptEntryId`, as in the references). `null` keeps
- * nothing before the compaction and is stored as the compaction's own id, and `usage` is the
- * summarising call's, as pi 1.6 writes them.
+ * nothing before the compaction and is stored as the compaction's own id, `usage` is the
+ * summarising call's, and `systemMessage` is the context's system messages replayed into one
+ * (`SessionContext.currentSystemMessage`, stamped with the compaction's time), as pi 1.6 writes them.
  */
 export const appendCompaction = (
   core: Core,
@@ -111,8 +112,10 @@ export const appendCompaction = (
 ) =>
   appendEntry(
     core,
-    (b) =>
-      ({
+    (b) => {
+      // pi 1.6: the system messages of the context so far, replayed into one
+      const systemMessage = SessionContext.currentSystemMessage(SessionContext.buildSessionContext(core.state).messages)
+      return {
         type: "compaction",
         ...b,
         summary,
@@ -120,8 +123,10 @@ export const appendCompaction = (
         tokensBefore,
         details,
         usage,
-        fromHook
-      }) as Entry.Entry,
+        fromHook,
+        ...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: Date.parse(b.timestamp) } } : {})
+      } as Entry.Entry
+    },
     "appendCompaction"
   )
 
