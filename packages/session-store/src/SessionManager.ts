@@ -172,12 +172,13 @@ export interface SessionManager {
   readonly branch: (id: string) => Effect.Effect<void, WriteError | EntryNotFoundError>
   /** Moves the leaf before the first entry: the next append is a new root. */
   readonly resetLeaf: () => Effect.Effect<void, WriteError>
-  /** Moves the leaf to `fromId` and appends a branch summary there; returns its id. */
+  /** Moves the leaf to `fromId` and appends a branch summary there (with pi 1.6's `usage`); returns its id. */
   readonly branchWithSummary: (
     fromId: string | null,
     summary: string,
     details?: unknown,
-    fromHook?: boolean
+    fromHook?: boolean,
+    usage?: Entry.UsageEntry["usage"]
   ) => Effect.Effect<string, WriteError | EntryNotFoundError>
   /** Replaces this session by a new one holding the path to `leafId`; returns the new file. */
   readonly createBranchedSession: (leafId: string) => Effect.Effect<string | undefined, WriteError | EntryNotFoundError>
@@ -253,8 +254,8 @@ const make = (core: Core): SessionManager => {
     appendSessionInfo: (name) => Appends.appendSessionInfo(core, name),
     branch: (id) => Branching.moveLeaf(core, id, "branch"),
     resetLeaf: () => Branching.moveLeaf(core, null, "resetLeaf") as Effect.Effect<void, WriteError>,
-    branchWithSummary: (fromId, summary, details, fromHook) =>
-      Branching.branchWithSummary(core, fromId, summary, details, fromHook),
+    branchWithSummary: (fromId, summary, details, fromHook, usage) =>
+      Branching.branchWithSummary(core, fromId, summary, details, fromHook, usage),
     createBranchedSession: (leafId) => Branching.createBranchedSession(core, leafId),
     newSession: (options) => Branching.newSession(core, options),
     flush: () => Persist.flush(core),

@@ -211,6 +211,20 @@ const suite = (harness: Harness) =>
       }))
     })
 
+    it.live("branchWithSummary stores pi 1.6's usage before fromHook, and nothing when there is none", () => {
+      const { dir, text, run } = setup()
+      return run(Effect.gen(function*() {
+        const { file, sm, u } = yield* started(dir)
+        const id = yield* sm.branchWithSummary(u, "went back", { n: 1 }, true, usage)
+        const row = rowsOf(text(file)).at(-1)!
+        expect(row).toMatchObject({ type: "branch_summary", id, parentId: u, summary: "went back", usage })
+        expect(Object.keys(row).slice(-4)).toEqual(["summary", "details", "usage", "fromHook"])
+        const plain = yield* sm.branchWithSummary(u, "again")
+        expect(rowsOf(text(file)).at(-1)).toMatchObject({ id: plain })
+        expect(rowsOf(text(file)).at(-1)!.usage).toBeUndefined()
+      }))
+    })
+
     it.live("appendCompaction stores the context's system messages replayed into its systemMessage, emitted before the summary", () => {
       const { dir, text, run } = setup()
       return run(Effect.gen(function*() {

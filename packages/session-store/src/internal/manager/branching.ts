@@ -54,13 +54,17 @@ export const moveLeaf = (
     return Effect.asVoid(commit(core, (now) => controlTo(core, id, now, new Set()), { operation }))
   })
 
-/** `branchWithSummary(fromId | null, summary, details?, fromHook?)`: returns the summary's id. */
+/**
+ * `branchWithSummary(fromId | null, summary, details?, fromHook?, usage?)`: returns the summary's id.
+ * `usage` (the summarising call's) is stored before `fromHook`, where pi 1.6 puts it.
+ */
 export const branchWithSummary = (
   core: Core,
   fromId: string | null,
   summary: string,
   details?: unknown,
-  fromHook?: boolean
+  fromHook?: boolean,
+  usage?: Entry.UsageEntry["usage"]
 ): Effect.Effect<string, WriteError | EntryNotFoundError> =>
   Effect.suspend((): Effect.Effect<string, WriteError | EntryNotFoundError> => {
     if (fromId !== null && !SessionState.hasId(core.state, fromId)) return Effect.fail(notFound(core, fromId))
@@ -77,6 +81,7 @@ export const branchWithSummary = (
         fromId: fromId ?? "root",
         summary,
         details,
+        usage,
         fromHook
       } as Entry.Entry
       rows.push({ _tag: "Entry", entry })
