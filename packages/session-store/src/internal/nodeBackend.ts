@@ -13,7 +13,7 @@ import * as nodePath from "node:path"
 import { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
 import type { AppendHandle, Backend, FileContent, LinkInfo, StatInfo, WriteHandle } from "./backend.js"
 import { FileBackend, hasCode, makeLockRegistry } from "./backend.js"
-import { bootTime, canonicalOf, CLOCK_TICKS, kindOf } from "./nodePaths.js"
+import { bootTime, canonicalOf, CLOCK_TICKS, kindOf, openForRead } from "./nodePaths.js"
 
 const codeOf = (error: unknown): string | undefined =>
   typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
@@ -33,38 +33,6 @@ const fsError = (path: string, operation: string, error: unknown, offset?: numbe
 
 const orNotFound = (path: string, operation: string) => (error: unknown): FileNotFoundError | FileSystemError =>
   hasCode(error, "ENOENT") ? new FileNotFoundError({ path, operation }) : fsError(path, operation, error)
-
-// ---- reads: only regular files are opened (a FIFO would block the open, and the whole process, forever) ----
-
-/** What a stat (links followed) names when it is not a regular file (`undefined` for a regular file). */
-const notRegularKindOf = (st: fs.Stats | fs.BigIntStats): NotRegularFileError["kind"] | undefined => {
-  const kind = kindOf(st)
-  return kind === "file" || kind === "symlink" ? undefined : kind
-}
-
-const requireRegular = (path: string, operation: string, st: fs.Stats | fs.BigIntStats): void => {
-  const kind = notRegularKindOf(st)
-  if (kind !== undefined) throw new NotRegularFileError({ path, operation, kind })
-}
-
-const O_READ = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0)
-
-/**
- * Opens a file for reading: a stat first (following symlinks), so that a FIFO, a device or a folder
- * is refused without being opened; then a non-blocking open (a FIFO swapped in after the stat does
- * not block it) and a check of what was opened. Throws a `NotRegularFileError` or the system error.
- */
-const openForRead = (path: string, operation: string): number => {
-  requireRegular(path, operation, fs.statSync(path))
-  const fd = fs.openSync(path, O_READ)
-  try {
-    requireRegular(path, operation, fs.fstatSync(fd))
-  } catch (error) {
-    fs.closeSync(fd)
-    throw error
-  }
-  return fd
-}
 
 const readFailure = (path: string, operation: string) => (error: unknown) =>
   error instanceof NotRegularFileError ? error : orNotFound(path, operation)(error)

@@ -1,9 +1,11 @@
 /**
  * Node helpers of the backend for names and processes: what a name is, the file a path names
- * (symlinks followed), and the boot time for process start times.
+ * (symlinks followed), the boot time for process start times, and the one way a file is opened
+ * for reading (regular files only).
  */
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { NotRegularFileError } from "../StoreError.js"
 import type { PathKind } from "./backend.js"
 
 /** What a name is: from an lstat any kind, from a stat (links followed) never `"symlink"`. */
@@ -65,4 +67,36 @@ export const bootTime = (): number | undefined => {
     bootTimeS = undefined
   }
   return bootTimeS
+}
+
+// ---- reads: only regular files are opened (a FIFO would block the open, and the whole process, forever) ----
+
+/** What a stat (links followed) names when it is not a regular file (`undefined` for a regular file). */
+const notRegularKindOf = (st: fs.Stats | fs.BigIntStats): NotRegularFileError["kind"] | undefined => {
+  const kind = kindOf(st)
+  return kind === "file" || kind === "symlink" ? undefined : kind
+}
+
+const requireRegular = (path: string, operation: string, st: fs.Stats | fs.BigIntStats): void => {
+  const kind = notRegularKindOf(st)
+  if (kind !== undefined) throw new NotRegularFileError({ path, operation, kind })
+}
+
+const O_READ = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0)
+
+/**
+ * Opens a file for reading: a stat first (following symlinks), so that a FIFO, a device or a folder
+ * is refused without being opened; then a non-blocking open (a FIFO swapped in after the stat does
+ * not block it) and a check of what was opened. Throws a `NotRegularFileError` or the system error.
+ */
+export const openForRead = (path: string, operation: string): number => {
+  requireRegular(path, operation, fs.statSync(path))
+  const fd = fs.openSync(path, O_READ)
+  try {
+    requireRegular(path, operation, fs.fstatSync(fd))
+  } catch (error) {
+    fs.closeSync(fd)
+    throw error
+  }
+  return fd
 }
