@@ -2,6 +2,7 @@
  * The OpenAI-compatible provider against a real HTTP server on 127.0.0.1 (node:http) that
  * streams server-sent events. Requests are bounded (body size and count).
  */
+import { type AgentMessage, LlmMessages } from "@branchlog/session-core"
 import { SessionManager, SessionStore } from "@branchlog/session-store"
 import { NodeHttpClient } from "@effect/platform-node"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -230,6 +231,19 @@ describe("OpenAiCompatible over a loopback server", () => {
       request({ system: "", messages: [request().messages[0]!, failed as any] })
     )
     expect(body).toEqual([{ role: "user", content: "list files" }])
+  })
+
+  it("sends a stored string content of an assistant or tool result message (a file may hold one) as text", () => {
+    const messages = LlmMessages.convertToLlm([
+      { role: "user", content: "hi", timestamp: 1 },
+      { role: "assistant", content: "plain reply", provider: "p", model: "m", timestamp: 2 },
+      { role: "toolResult", toolCallId: "c1", toolName: "read", content: "file text", isError: false, timestamp: 3 }
+    ] as unknown as Array<AgentMessage.ContextMessage>)
+    expect(OpenAiCompatible.toChatMessages(request({ system: "", messages }))).toEqual([
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "plain reply" },
+      { role: "tool", tool_call_id: "c1", content: "file text" }
+    ])
   })
 
   it.live("maps an HTTP error status to a ModelError with the status", () =>

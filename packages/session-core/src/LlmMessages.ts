@@ -1,6 +1,7 @@
 /**
  * `convertToLlm`: the context's messages as a model takes them (pi's `convertToLlm`). User,
- * assistant and tool result messages pass as they are; the derived messages and `bashExecution`
+ * assistant and tool result messages pass as they are (a string or single-object `content` of an
+ * assistant or tool result message as blocks: the type a model provider reads); the derived messages and `bashExecution`
  * become user messages; a `bashExecution` marked `excludeFromContext` is left out, and so is any
  * role a model has no use for.
  *
@@ -50,13 +51,27 @@ const userText = (text: string, timestamp: number): UserMessage => ({
   timestamp
 })
 
+/**
+ * An assistant or tool result message with its `content` as blocks, as models take it: a file may
+ * hold a string (or, for a tool result, one block object), which the context gives verbatim.
+ */
+const asBlocks = (message: ContextMessage): LlmMessage => {
+  const content = (message as { readonly content?: unknown }).content
+  if (typeof content === "string") return { ...message, content: [{ type: "text", text: content }] } as LlmMessage
+  if (typeof content === "object" && content !== null && !Array.isArray(content)) {
+    return { ...message, content: [content] } as LlmMessage
+  }
+  return message as LlmMessage
+}
+
 /** Converts one context message; `undefined` when a model should not see it. */
 export const convertMessage = (message: ContextMessage): LlmMessage | undefined => {
   switch (message.role) {
     case "user":
+      return message as LlmMessage
     case "assistant":
     case "toolResult":
-      return message as LlmMessage
+      return asBlocks(message)
     case "bashExecution": {
       const bash = message as BashExecutionMessage
       return bash.excludeFromContext ? undefined : userText(bashExecutionToText(bash), bash.timestamp)

@@ -19,6 +19,18 @@ describe("convertToLlm", () => {
     expect(LlmMessages.convertToLlm([user])[0]).toBe(user)
   })
 
+  it("gives a model an assistant or tool result message's string or object content as blocks", () => {
+    const assistant = { role: "assistant", content: "plain", provider: "p", model: "m", timestamp: 2 }
+    const result = { role: "toolResult", toolCallId: "c", toolName: "read", content: { type: "text", text: "obj" } }
+    const blocks = [{ type: "text", text: "as is" }]
+    const kept = { role: "assistant", content: blocks, provider: "p", model: "m", timestamp: 3 }
+    const [a, t, k] = LlmMessages.convertToLlm([assistant, result, kept] as unknown as Array<ContextMessage>)
+    expect(a).toEqual({ ...assistant, content: [{ type: "text", text: "plain" }] })
+    expect(t).toEqual({ ...result, content: [{ type: "text", text: "obj" }] })
+    expect(k).toBe(kept)
+    expect(assistant.content).toBe("plain")
+  })
+
   it("wraps compaction and branch summaries in the references' exact text", () => {
     const [compaction, branch] = LlmMessages.convertToLlm([
       { role: "compactionSummary", summary: "S1", tokensBefore: 10, timestamp: 1 },
