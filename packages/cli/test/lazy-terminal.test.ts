@@ -2,9 +2,9 @@
  * The executable's Terminal (`internal/terminal.ts`) answers as @effect/platform-node's, which it
  * loads only when a command reads input or displays a prompt.
  */
-import { describe, expect, it } from "@effect/vitest"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as Terminal from "@effect/platform/Terminal"
+import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as LazyTerminal from "../src/internal/terminal.js"
 

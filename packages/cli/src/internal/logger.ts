@@ -10,16 +10,17 @@ import * as DefaultServices from "effect/DefaultServices"
 import * as FiberRefs from "effect/FiberRefs"
 import * as Logger from "effect/Logger"
 import { createRequire } from "node:module"
+import type * as NodeUtil from "node:util"
 import { coloursAllowed } from "./plainConsole.js"
 import * as SafeText from "./safeText.js"
 
 // node:util through `require`, when a logged part is not a string: an `import` of it makes Node build
 // its ESM facade at start-up, which reads every export and so loads what their lazy getters hold
-let inspect: typeof import("node:util").inspect | undefined
+let inspect: typeof NodeUtil.inspect | undefined
 const text = (part: unknown): string =>
   typeof part === "string"
     ? part
-    : (inspect ??= (createRequire(import.meta.url)("node:util") as typeof import("node:util")).inspect)(part, {
+    : (inspect ??= (createRequire(import.meta.url)("node:util") as typeof NodeUtil).inspect)(part, {
       depth: 4
     })
 
