@@ -55,6 +55,8 @@ describe("what each command line loads", () => {
       expect(info.names.some((name) => name.startsWith(`bin-chunk-${other}-`)), other).toBe(false)
     }
     expect(info.agentRuntime).toBe(false)
+    // nor @effect/platform-node's terminal (readline, process.stdin): it loads when a prompt needs it
+    expect(info.names.some((name) => name.startsWith("bin-chunk-NodeTerminal-"))).toBe(false)
     const help = loads(["--help"])
     expect(help.agentRuntime).toBe(false)
     const run = loads(["run", "hello", "--session", join(dir, "run.jsonl")])

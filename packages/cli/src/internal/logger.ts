@@ -9,11 +9,20 @@ import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as FiberRefs from "effect/FiberRefs"
 import * as Logger from "effect/Logger"
-import { inspect } from "node:util"
+import { createRequire } from "node:module"
+import type * as NodeUtil from "node:util"
 import { coloursAllowed } from "./plainConsole.js"
 import * as SafeText from "./safeText.js"
 
-const text = (part: unknown): string => typeof part === "string" ? part : inspect(part, { depth: 4 })
+// node:util through `require`, when a logged part is not a string: an `import` of it makes Node build
+// its ESM facade at start-up, which reads every export and so loads what their lazy getters hold
+let inspect: typeof NodeUtil.inspect | undefined
+const text = (part: unknown): string =>
+  typeof part === "string"
+    ? part
+    : (inspect ??= (createRequire(import.meta.url)("node:util") as typeof NodeUtil).inspect)(part, {
+      depth: 4
+    })
 
 /** Writes each log line through the Console's `error` (stderr), with its level and any cause. */
 export const stderrLogger: Logger.Logger<unknown, void> = Logger.make(({ cause, context, logLevel, message }) => {

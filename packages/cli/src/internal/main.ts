@@ -3,12 +3,12 @@ import { SessionStore } from "@branchlog/session-store"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { run } from "../Cli.js"
 import * as Stdin from "../Stdin.js"
 import { withPlainConsole } from "./plainConsole.js"
+import * as LazyTerminal from "./terminal.js"
 
 /** Runs `branchlog` for `argv` (as `process.argv`) in this process, until it ends. */
 export const main = (argv: ReadonlyArray<string>): void =>
@@ -18,7 +18,7 @@ export const main = (argv: ReadonlyArray<string>): void =>
       Layer.mergeAll(
         NodeFileSystem.layer,
         NodePath.layer,
-        NodeTerminal.layer,
+        LazyTerminal.layer,
         SessionStore.layerNode,
         Stdin.layerProcess
       )
