@@ -4,7 +4,6 @@
  */
 import { Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
-import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -13,36 +12,17 @@ import * as SessionManager from "../src/SessionManager.js"
 import * as SessionStore from "../src/SessionStore.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import { TranscriptFile } from "../src/TranscriptFile.js"
+import { type Child, start } from "./support/children.js"
 import { assistant, entryLine, headerLine, user } from "./support/messages.js"
 
 afterAll(cleanupTempRoots)
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const packageDir = path.resolve(here, "..")
 const writer = path.join(here, "fixtures", "writer-child.ts")
 const external = path.join(here, "fixtures", "external.mjs")
 
 const run = <A, E>(effect: Effect.Effect<A, E, SessionManager.Requirements>) =>
   Effect.runPromise(effect.pipe(Effect.provide(SessionStore.layerNode)))
-
-interface Child {
-  readonly process: ChildProcess
-  output: string
-  readonly exited: Promise<number | null>
-}
-
-const start = (args: ReadonlyArray<string>, tsx = true): Child => {
-  const argv = tsx ? ["--conditions=@branchlog/source", "--import", "tsx", ...args] : [...args]
-  const child = spawn(process.execPath, argv, { cwd: packageDir, stdio: ["pipe", "pipe", "pipe"] })
-  const handle: Child = {
-    process: child,
-    output: "",
-    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code)))
-  }
-  child.stdout!.on("data", (data: Buffer) => void (handle.output += data.toString()))
-  child.stderr!.on("data", (data: Buffer) => void (handle.output += data.toString()))
-  return handle
-}
 
 const waitFor = async (child: Child, predicate: (output: string) => boolean, timeoutMs = 60_000) => {
   const deadline = Date.now() + timeoutMs

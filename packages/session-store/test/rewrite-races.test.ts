@@ -4,38 +4,18 @@
  * re-reads the migrated file before it appends), and appends through a symlink racing repairs
  * of its target (one lock per resolved file). Every acknowledged entry is present exactly once.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
+import { start } from "./support/children.js"
 
 afterAll(cleanupTempRoots)
 
 const here = path.dirname(fileURLToPath(import.meta.url))
-const packageDir = path.resolve(here, "..")
 const writer = path.join(here, "fixtures", "writer-child.ts")
 const repairer = path.join(here, "fixtures", "repair-child.ts")
-
-interface Child {
-  readonly process: ChildProcess
-  output: string
-  readonly exited: Promise<number | null>
-}
-
-const start = (args: ReadonlyArray<string>): Child => {
-  const argv = ["--conditions=@branchlog/source", "--import", "tsx", ...args]
-  const child = spawn(process.execPath, argv, { cwd: packageDir, stdio: ["pipe", "pipe", "pipe"] })
-  const handle: Child = {
-    process: child,
-    output: "",
-    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code)))
-  }
-  child.stdout!.on("data", (data: Buffer) => void (handle.output += data.toString()))
-  child.stderr!.on("data", (data: Buffer) => void (handle.output += data.toString()))
-  return handle
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

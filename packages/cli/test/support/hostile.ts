@@ -4,6 +4,7 @@
  * break-outs), Markdown that a renderer would interpret, and terminal escapes (clear screen, OSC 52
  * clipboard write, title change, a hyperlink, C1 CSI, BEL, DEL, a carriage return).
  */
+import { Messages } from "@branchlog/session-core/testing"
 
 /** Terminal escapes: clear screen, OSC 52 clipboard write, title, OSC 8 link, 8-bit CSI, BEL, DEL, CR. */
 export const terminal =
@@ -55,14 +56,6 @@ export const ids = {
 /** The hostile role: breaks out of the class attribute the old page put it in. */
 export const role = `user" onmouseover="alert('xss:role-attr')" x="${hostileId("role")}`
 
-const usage = {
-  input: 1,
-  output: 1,
-  cacheRead: 0,
-  cacheWrite: 0,
-  totalTokens: 2,
-  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
-}
 
 /** The session's lines (JSONL, with a final newline): a tree with one side branch, hostile everywhere. */
 export const sessionText = (): string => {
@@ -100,7 +93,7 @@ export const sessionText = (): string => {
       api: hostile("api"),
       provider: hostile("provider"),
       model: hostile("model"),
-      usage,
+      usage: Messages.testUsage,
       stopReason: "toolUse",
       timestamp: 2
     }
