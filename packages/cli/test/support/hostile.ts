@@ -56,7 +56,6 @@ export const ids = {
 /** The hostile role: breaks out of the class attribute the old page put it in. */
 export const role = `user" onmouseover="alert('xss:role-attr')" x="${hostileId("role")}`
 
-
 /** The session's lines (JSONL, with a final newline): a tree with one side branch, hostile everywhere. */
 export const sessionText = (): string => {
   const rows: Array<Record<string, unknown>> = []
