@@ -38,6 +38,8 @@ export interface SideFile {
   readonly of: string
   /** A backup's label (`backup`, `corrupt`, `reset`, `repair`; `bak` for OpenClaw's backups). */
   readonly label?: string
+  /** A temporary file's process id (the process that was rewriting). */
+  readonly pid?: number
 }
 
 /** The labels a backup's name may carry: a lower-case word. */
@@ -46,10 +48,12 @@ export const BACKUP_LABEL = /^[a-z][a-z0-9]*$/
 const STAMP = String.raw`(?:\d{4}|[+-]\d{6})-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z`
 const HEX8 = "[0-9a-f]{8}"
 
-const shapes: ReadonlyArray<{ readonly kind: SideFileKind; readonly pattern: RegExp; readonly labelled?: true }> = [
+const shapes: ReadonlyArray<
+  { readonly kind: SideFileKind; readonly pattern: RegExp; readonly labelled?: true; readonly withPid?: true }
+> = [
   { kind: "backup", pattern: new RegExp(`^(.+)\\.([a-z][a-z0-9]*)-${STAMP}-${HEX8}\\.jsonl$`), labelled: true },
   { kind: "backup", pattern: /^(.+)\.(bak)-\d+-\d+$/, labelled: true },
-  { kind: "temporary", pattern: new RegExp(`^\\.(.+)\\.\\d+\\.\\d+\\.${HEX8}\\.tmp$`) },
+  { kind: "temporary", pattern: new RegExp(`^\\.(.+)\\.(\\d+)\\.\\d+\\.${HEX8}\\.tmp$`), withPid: true },
   { kind: "stale-lock", pattern: new RegExp(`^(.+)\\.lock\\.stale-${HEX8}$`) },
   { kind: "lock", pattern: /^(.+)\.lock$/ },
   { kind: "removed-lines", pattern: new RegExp(`^(.+)\\.removed-${STAMP}\\.txt$`) },
@@ -67,6 +71,8 @@ export const sideFile = (name: string): SideFile | undefined => {
     if (match === null) continue
     return shape.labelled === true
       ? { kind: shape.kind, of: match[1]!, label: match[2]! }
+      : shape.withPid === true
+      ? { kind: shape.kind, of: match[1]!, pid: Number(match[2]) }
       : { kind: shape.kind, of: match[1]! }
   }
   return undefined

@@ -63,7 +63,7 @@ describe("SessionFiles", () => {
         label: "corrupt"
       }],
       [`${session}.bak-1234-1764580511123`, { kind: "backup", of: session, label: "bak" }],
-      [SessionFiles.temporaryName(session, 4242, 7, "deadbeef"), { kind: "temporary", of: session }],
+      [SessionFiles.temporaryName(session, 4242, 7, "deadbeef"), { kind: "temporary", of: session, pid: 4242 }],
       [SessionFiles.lockName(session), { kind: "lock", of: session }],
       [`${SessionFiles.lockName(session)}.stale-0123abcd`, { kind: "stale-lock", of: session }],
       [SessionFiles.removedLinesName(session, millis), { kind: "removed-lines", of: session }],

@@ -32,11 +32,6 @@ let tempCounter = 0
 
 const hex8 = Effect.map(Random.nextIntBetween(0, 0x7fffffff), (n) => n.toString(16).padStart(8, "0"))
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-/** A temporary file of `base` (`SessionFiles.temporaryName`), with its pid captured. */
-const tempPattern = (base: string) => new RegExp(`^\\.${escape(base)}\\.(\\d+)\\.\\d+\\.[0-9a-f]{8}\\.tmp$`)
-
 const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, "0")
 
 /** Whether two files of `size` bytes hold the same bytes (read side by side, 1 MiB at a time). */
@@ -101,12 +96,12 @@ export const backupOf = (
 /** Removes temporary files of `base` left in `dir` by processes that are dead (killed in a rewrite). */
 const removeOrphanTemps = (backend: Backend, dir: string, base: string, listed: ReadonlyArray<DirEntry>) =>
   Effect.gen(function*() {
-    const pattern = tempPattern(base)
     for (const entry of listed) {
-      const match = pattern.exec(entry.name)
-      if (match === null || !entry.isFile) continue
-      const pid = Number(match[1])
-      if (pid !== backend.pid && backend.isAlive(pid) === false) yield* backend.remove(backend.join(dir, entry.name))
+      const side = SessionFiles.sideFile(entry.name)
+      if (side?.kind !== "temporary" || side.of !== base || side.pid === undefined || !entry.isFile) continue
+      if (side.pid !== backend.pid && backend.isAlive(side.pid) === false) {
+        yield* backend.remove(backend.join(dir, entry.name))
+      }
     }
   }).pipe(Effect.ignore)
 
