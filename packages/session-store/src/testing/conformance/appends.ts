@@ -74,7 +74,15 @@ export const group: Group = {
         const { manager: sm, ref } = yield* written(s)
         const id = yield* sm.appendCompaction("nothing kept", null, 10)
         const row = (yield* stored(s, ref)).at(-1)!
-        expect(Object.keys(row)).toEqual(["type", "id", "parentId", "timestamp", "summary", "firstKeptEntryId", "tokensBefore"])
+        expect(Object.keys(row)).toEqual([
+          "type",
+          "id",
+          "parentId",
+          "timestamp",
+          "summary",
+          "firstKeptEntryId",
+          "tokensBefore"
+        ])
         expect(row.firstKeptEntryId).toBe(id)
       })),
     test("a custom entry is stored with its type and data (pi's key order) and stays out of the context", (s) =>
@@ -83,7 +91,12 @@ export const group: Group = {
         const id = yield* sm.appendCustomEntry("my-extension", { counter: 3, nested: { ok: true } })
         const bare = yield* sm.appendCustomEntry("bare")
         const rows = yield* stored(s, ref)
-        expect(rows.at(-2)).toMatchObject({ type: "custom", id, customType: "my-extension", data: { counter: 3, nested: { ok: true } } })
+        expect(rows.at(-2)).toMatchObject({
+          type: "custom",
+          id,
+          customType: "my-extension",
+          data: { counter: 3, nested: { ok: true } }
+        })
         expect(Object.keys(rows.at(-1)!)).toEqual(["type", "customType", "id", "parentId", "timestamp"])
         const again = yield* reopen(s, ref)
         expect(again.getEntry(bare)).toEqual(sm.getEntry(bare))
@@ -93,7 +106,9 @@ export const group: Group = {
     test("a custom message is stored with content, display and details and is in the context after a reopen", (s) =>
       Effect.gen(function*() {
         const { manager: sm, ref } = yield* written(s)
-        const id = yield* sm.appendCustomMessageEntry("note", [{ type: "text", text: "remember this" }], false, { n: 1 })
+        const id = yield* sm.appendCustomMessageEntry("note", [{ type: "text", text: "remember this" }], false, {
+          n: 1
+        })
         expect((yield* stored(s, ref)).at(-1)).toMatchObject({
           type: "custom_message",
           id,

@@ -57,7 +57,10 @@ export const group: Group = {
         const { manager: sm, ref } = yield* written(s, 2)
         yield* sm.appendCompaction("all of it", null, 7)
         yield* sm.appendMessage(user("next"))
-        expect(texts((yield* reopen(s, ref)).buildSessionContext().messages)).toEqual(["compactionSummary:all of it", "next"])
+        expect(texts((yield* reopen(s, ref)).buildSessionContext().messages)).toEqual([
+          "compactionSummary:all of it",
+          "next"
+        ])
       })),
     test("the context at an explicit entry, settings included, is the same after a reopen", (s) =>
       Effect.gen(function*() {

@@ -155,7 +155,9 @@ export const group: Group = {
         const { manager: sm, ref } = yield* written(s)
         const ids = yield* sm.withWriteLock(Effect.forEach([1, 2, 3], (i) => sm.appendMessage(user(`${i}`))))
         expect((yield* stored(s, ref)).slice(-3).map((r) => r.id)).toEqual(ids)
-        const failed = yield* Effect.flip(sm.withWriteLock(Effect.zipRight(sm.appendMessage(user("4")), Effect.fail("boom"))))
+        const failed = yield* Effect.flip(
+          sm.withWriteLock(Effect.zipRight(sm.appendMessage(user("4")), Effect.fail("boom")))
+        )
         expect(failed).toBe("boom")
         const other = yield* s.independent(Effect.gen(function*() {
           const o = yield* s.open(ref)

@@ -77,7 +77,9 @@ export const group: Group = {
       Effect.gen(function*() {
         const ref = yield* s.seed(yield* s.place, "raced", noReply)
         const sm = yield* s.open(ref)
-        const reply = yield* s.independent(Effect.flatMap(s.open(ref), (other) => other.appendMessage(assistant("won"))))
+        const reply = yield* s.independent(
+          Effect.flatMap(s.open(ref), (other) => other.appendMessage(assistant("won")))
+        )
         const input = { sessionFile: ref, hadSessionFile: true, sessionId: "run-6", cwd: "/run" }
         const error = yield* Effect.flip(PrepareForRun.prepareForRun(sm, input))
         expect(error._tag).toBe("InvalidSessionFileError")

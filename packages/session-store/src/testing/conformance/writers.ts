@@ -116,14 +116,16 @@ export const group: Group = {
             const sm = yield* s.open(ref)
             const turns: Array<Array<string>> = []
             for (let t = 0; t < 4; t++) {
-              turns.push(yield* sm.withWriteLock(Effect.gen(function*() {
-                const turn: Array<string> = []
-                for (let i = 0; i < 3; i++) {
-                  turn.push(yield* sm.appendMessage(user(`${name}${t}.${i}`)))
-                  yield* Effect.yieldNow()
-                }
-                return turn
-              })))
+              turns.push(
+                yield* sm.withWriteLock(Effect.gen(function*() {
+                  const turn: Array<string> = []
+                  for (let i = 0; i < 3; i++) {
+                    turn.push(yield* sm.appendMessage(user(`${name}${t}.${i}`)))
+                    yield* Effect.yieldNow()
+                  }
+                  return turn
+                }))
+              )
             }
             return turns
           }))
