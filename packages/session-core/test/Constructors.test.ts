@@ -140,7 +140,14 @@ describe("each constructor", () => {
   })
 
   it("decodes with the Entry schema, for every kind", () => {
-    const usage = { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } }
+    const usage = {
+      input: 1,
+      output: 2,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 3,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
+    }
     const built: ReadonlyArray<Entry.Entry> = [
       Entry.makeMessage({ ...at, message: { role: "user", content: "hi", timestamp: 1 } }),
       Entry.makeThinkingLevelChange({ ...at, thinkingLevel: "high" }),
@@ -157,7 +164,9 @@ describe("each constructor", () => {
     expect(built.map((e) => e.type)).toEqual(Entry.entryTypes)
     for (const entry of built) expect(Schema.decodeUnknownSync(Entry.Entry)(entry)).toEqual(entry)
     expect(Schema.decodeUnknownSync(Entry.LeafControl)(Entry.makeLeafControl({ ...at, targetId: null }))).toBeDefined()
-    expect(Schema.decodeUnknownSync(Entry.SessionHeader)(Entry.makeHeader({ id: "s", timestamp: at.timestamp, cwd: "/w" })))
+    expect(
+      Schema.decodeUnknownSync(Entry.SessionHeader)(Entry.makeHeader({ id: "s", timestamp: at.timestamp, cwd: "/w" }))
+    )
       .toBeDefined()
   })
 

@@ -11,14 +11,29 @@ import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Repair from "../src/Repair.js"
 import * as SessionStore from "../src/SessionStore.js"
 
-const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" })
+const header = JSON.stringify({
+  type: "session",
+  version: 3,
+  id: "s",
+  timestamp: "2026-01-01T00:00:00.000Z",
+  cwd: "/p"
+})
 const entry = (id: string, parentId: string | null) =>
-  JSON.stringify({ type: "message", id, parentId, timestamp: "t", message: { role: "user", content: id, timestamp: 1 } })
+  JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "t",
+    message: { role: "user", content: id, timestamp: 1 }
+  })
 const lines = (...rows: ReadonlyArray<string>) => rows.join("\n") + "\n"
 const BOM = "\uFEFF"
 
 /** The rows of a text, as a file backend reads them. */
-const rowsOf = (text: string): Repair.Rows => ({ lines: Line.parseText(text), terminated: text.endsWith("\n") || text === "" })
+const rowsOf = (text: string): Repair.Rows => ({
+  lines: Line.parseText(text),
+  terminated: text.endsWith("\n") || text === ""
+})
 
 const newHeader = Entry.makeHeader({ id: "new", timestamp: "2026-05-01T09:00:00.000Z", cwd: "/w" })
 
@@ -27,9 +42,15 @@ const damaged: ReadonlyArray<readonly [string, string]> = [
   ["a torn tail", lines(header, entry("a", null)) + "{\"type\":\"mess"],
   ["no header", lines(entry("a", null), entry("b", "a"))],
   ["a late and a duplicate header", lines(entry("a", null), header, entry("b", "a"), header)],
-  ["a byte-order mark, blank lines, no final newline", BOM + lines(header, "", entry("a", null), " ") + entry("b", "a")],
+  [
+    "a byte-order mark, blank lines, no final newline",
+    BOM + lines(header, "", entry("a", null), " ") + entry("b", "a")
+  ],
   ["a corrupt first line with a byte-order mark", BOM + lines("garbage", header, entry("a", null))],
-  ["CRLF line ends and an opaque row", `${header}\r\n${entry("a", null)}\r\n{"type":"x.y","id":"o","parentId":"a"}\n{bad\n`],
+  [
+    "CRLF line ends and an opaque row",
+    `${header}\r\n${entry("a", null)}\r\n{"type":"x.y","id":"o","parentId":"a"}\n{bad\n`
+  ],
   ["only garbage", "garbage\n"]
 ]
 
@@ -60,7 +81,10 @@ describe("Repair's pure half", () => {
   })
 
   it("a row store's rows (all terminated) have no torn tail nor missing newline", () => {
-    const diagnosis = Repair.diagnose({ lines: Line.parseText(lines(header, entry("a", null), "{\"torn")), terminated: true })
+    const diagnosis = Repair.diagnose({
+      lines: Line.parseText(lines(header, entry("a", null), "{\"torn")),
+      terminated: true
+    })
     expect(diagnosis.findings.map((f) => f._tag)).toEqual(["CorruptLine"])
   })
 

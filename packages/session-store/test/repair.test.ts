@@ -19,7 +19,13 @@ import * as TranscriptLock from "../src/TranscriptLock.js"
 
 afterAll(cleanupTempRoots)
 
-const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" })
+const header = JSON.stringify({
+  type: "session",
+  version: 3,
+  id: "s",
+  timestamp: "2026-01-01T00:00:00.000Z",
+  cwd: "/p"
+})
 const entry = (id: string, parentId: string | null, extra: Record<string, unknown> = {}) =>
   JSON.stringify({
     type: "message",
@@ -75,7 +81,12 @@ const findingCases: ReadonlyArray<readonly [string, string, Repair.Kind, number 
     3
   ],
   ["a byte-order mark", BOM + lines(header, entry("a", null)), "ByteOrderMark", 1],
-  ["a message row that is not an entry", lines(header, entry("a", null), entry("b", "a", { timestamp: 5 })), "MalformedEntry", 3],
+  [
+    "a message row that is not an entry",
+    lines(header, entry("a", null), entry("b", "a", { timestamp: 5 })),
+    "MalformedEntry",
+    3
+  ],
   [
     "a context edit of nothing",
     lines(header, entry("a", null), row({ type: "context_edit", id: "e", targetId: "zz", replacement: null })),
@@ -91,7 +102,10 @@ const findingCases: ReadonlyArray<readonly [string, string, Repair.Kind, number 
   ["no final newline", lines(header) + entry("a", null), "NoFinalNewline", 2],
   [
     "an old version",
-    lines(JSON.stringify({ type: "session", id: "o", timestamp: "t", cwd: "/w" }), JSON.stringify({ type: "message", timestamp: "t", message: { role: "user", content: "hi" } })),
+    lines(
+      JSON.stringify({ type: "session", id: "o", timestamp: "t", cwd: "/w" }),
+      JSON.stringify({ type: "message", timestamp: "t", message: { role: "user", content: "hi" } })
+    ),
     "OldVersion",
     undefined
   ]
@@ -284,7 +298,9 @@ for (const harness of harnesses) {
           Effect.gen(function*() {
             const invalid = Buffer.from([0xff, 0xfe, 0xc3, 0x28])
             const odd = Buffer.concat([
-              Buffer.from(`{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"user","content":"`),
+              Buffer.from(
+                `{"type":"message","id":"b","parentId":"a","timestamp":"t","message":{"role":"user","content":"`
+              ),
               invalid,
               Buffer.from(`"}}`)
             ])
@@ -298,7 +314,10 @@ for (const harness of harnesses) {
               Buffer.from("\n")
             ])
             const done = yield* mend(env, file, content)
-            expect(done.after).toBe(Buffer.concat([Buffer.from(`${header}\r\n${entry("a", null)}\n${opaque}\n`), odd, Buffer.from("\n")]).toString("latin1"))
+            expect(done.after).toBe(
+              Buffer.concat([Buffer.from(`${header}\r\n${entry("a", null)}\n${opaque}\n`), odd, Buffer.from("\n")])
+                .toString("latin1")
+            )
             expect(done.removed).toBe(Buffer.concat([corrupt, Buffer.from("\n")]).toString("latin1"))
             expect(done.backup).toBe(content.toString("latin1"))
           })
@@ -344,12 +363,14 @@ for (const harness of harnesses) {
           const content = lines(entry("a", null), "garbage", entry("b", "a"))
           const runs: Array<readonly [string, string | undefined, string | undefined]> = []
           for (let i = 0; i < 2; i++) {
-            runs.push(yield* within((env, file) =>
-              Effect.map(mend(env, file, content), (done) => {
-                const removed = done.outcome._tag === "Repaired" ? done.outcome.removedLines : undefined
-                return [done.after, done.removed, removed?.slice(removed.lastIndexOf("/"))] as const
-              })
-            ))
+            runs.push(
+              yield* within((env, file) =>
+                Effect.map(mend(env, file, content), (done) => {
+                  const removed = done.outcome._tag === "Repaired" ? done.outcome.removedLines : undefined
+                  return [done.after, done.removed, removed?.slice(removed.lastIndexOf("/"))] as const
+                })
+              )
+            )
           }
           expect(runs[0]).toEqual(runs[1])
         }))

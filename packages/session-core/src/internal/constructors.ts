@@ -43,7 +43,10 @@ const withMode = <T extends object>(entry: T, base: Base): T =>
 
 /** `{type:"message", id, parentId, timestamp, message}`. */
 export const makeMessage = (base: Base & { readonly message: MessageEntry["message"] }): MessageEntry =>
-  withMode({ type: "message", id: base.id, parentId: base.parentId, timestamp: base.timestamp, message: base.message }, base)
+  withMode(
+    { type: "message", id: base.id, parentId: base.parentId, timestamp: base.timestamp, message: base.message },
+    base
+  )
 
 /** `{type:"thinking_level_change", id, parentId, timestamp, thinkingLevel}`. */
 export const makeThinkingLevelChange = (base: Base & { readonly thinkingLevel: string }): ThinkingLevelChangeEntry =>

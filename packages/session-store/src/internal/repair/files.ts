@@ -17,7 +17,7 @@ import * as SessionFiles from "../../SessionFiles.js"
 import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "../../StoreError.js"
 import * as TranscriptFile from "../../TranscriptFile.js"
 import * as TranscriptLock from "../../TranscriptLock.js"
-import { type Diagnosis, diagnose, type Finding, isRepairable } from "./diagnosis.js"
+import { diagnose, type Diagnosis, type Finding, isRepairable } from "./diagnosis.js"
 import { disposition, type HeaderFix, plan } from "./plan.js"
 
 /** Errors of reading a session's lines. */

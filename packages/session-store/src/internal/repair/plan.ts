@@ -48,7 +48,9 @@ export const plan = (diagnosis: Diagnosis, options: PlanOptions): Plan => {
   for (const line of diagnosis.lines) {
     if (line._tag === "Blank") dropped.add(line.line)
     else if (line._tag === "Corrupt" || (line._tag === "Header" && line.header !== state.header)) moved.add(line.line)
-    else if (line._tag === "Header" && line.line !== 1) header = { _tag: "Moved", line: line.line, text: Line.serialize(line) }
+    else if (line._tag === "Header" && line.line !== 1) {
+      header = { _tag: "Moved", line: line.line, text: Line.serialize(line) }
+    }
   }
   if (state.header === undefined) {
     const created = options.header()
