@@ -11,10 +11,12 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { afterAll } from "vitest"
 import * as IdSource from "../src/IdSource.js"
 import * as Repair from "../src/Repair.js"
-import { cleanupTempRoots, type Env, harnesses } from "../src/testing/Harness.js"
+import { cleanupTempRoots, type Env, harnesses, tempDir } from "../src/testing/Harness.js"
 import * as TranscriptLock from "../src/TranscriptLock.js"
 
 afterAll(cleanupTempRoots)
@@ -398,3 +400,42 @@ for (const harness of harnesses) {
     })
   })
 }
+
+describe("Repair on real files only", () => {
+  const layer = harnesses[0]!.make().layer
+
+  it.effect("through a symlink, rewrites the target (named in `written`), leaves the link a link, keeps its sidecar beside the target", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      fs.mkdirSync(path.join(dir, "real"))
+      const real = path.join(dir, "real", "s.jsonl")
+      const link = path.join(dir, "link.jsonl")
+      fs.writeFileSync(real, lines(header, "garbage", entry("a", null)))
+      fs.symlinkSync(real, link)
+      const outcome = yield* Repair.repair(link, { cwd: "/w" })
+      if (outcome._tag !== "Repaired") return expect.unreachable()
+      expect(outcome.path).toBe(link)
+      expect(outcome.written).toBe(real)
+      expect(fs.lstatSync(link).isSymbolicLink()).toBe(true)
+      expect(fs.readFileSync(real, "utf8")).toBe(lines(header, entry("a", null)))
+      expect(path.dirname(outcome.removedLines!)).toBe(path.join(dir, "real"))
+      expect(path.dirname(outcome.backup!)).toBe(path.join(dir, "real"))
+      expect(fs.readdirSync(dir).sort()).toEqual(["link.jsonl", "real"])
+    }).pipe(Effect.provide(layer)))
+
+  it.effect.skipIf(typeof process.getuid === "function" && process.getuid() === 0)(
+    "refuses a read-only file with a FileSystemError and leaves it and its folder as they were",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir()
+        const file = path.join(dir, "s.jsonl")
+        const content = lines(header, "garbage")
+        fs.writeFileSync(file, content)
+        fs.chmodSync(file, 0o444)
+        const error = yield* Effect.flip(Repair.repair(file, { cwd: "/w" }))
+        expect(error._tag).toBe("FileSystemError")
+        expect(fs.readFileSync(file, "utf8")).toBe(content)
+        expect(fs.readdirSync(dir)).toEqual(["s.jsonl"])
+      }).pipe(Effect.provide(layer))
+  )
+})
