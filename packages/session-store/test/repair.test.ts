@@ -423,7 +423,7 @@ describe("Repair on real files only", () => {
       expect(fs.readdirSync(dir).sort()).toEqual(["link.jsonl", "real"])
     }).pipe(Effect.provide(layer)))
 
-  it.effect.skipIf(typeof process.getuid === "function" && process.getuid() === 0)(
+  it.effect(
     "refuses a read-only file with a FileSystemError and leaves it and its folder as they were",
     () =>
       Effect.gen(function*() {
