@@ -25,6 +25,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { ModelError } from "./AgentError.js"
+import * as Retry from "./Retry.js"
 import type { LanguageModelShape, ModelEvent, ModelRequest, ModelStopReason } from "./LanguageModel.js"
 import { LanguageModel } from "./LanguageModel.js"
 
@@ -195,7 +196,7 @@ export const makeDecoder = (provider: string) => {
         events.push({ _tag: "ToolCall", id: call.id || `call_${i}`, name: call.name, arguments: args })
       }
       if (stop === undefined) {
-        return Effect.fail(new ModelError({ provider, reason: "stream ended without a finish reason" }))
+        return Effect.fail(new ModelError({ provider, reason: "stream ended without a finish reason", transient: true }))
       }
       events.push({ _tag: "Stop", reason: events.length > 0 && stop === "stop" ? "toolUse" : stop })
       return Effect.succeed(events)
@@ -203,10 +204,26 @@ export const makeDecoder = (provider: string) => {
   return { push, flush }
 }
 
-const toModelError = (provider: string) => (error: AiError.AiError): ModelError =>
-  error._tag === "HttpResponseError"
-    ? new ModelError({ provider, reason: error.description ?? error.reason, status: error.response.status })
-    : new ModelError({ provider, reason: error.message })
+/**
+ * A provider failure as a `ModelError`: a status with its `Retry-After`; a transport failure
+ * (connection refused or reset, a timeout) or a body cut while it was read is `transient`.
+ */
+const toModelError = (provider: string) => (error: AiError.AiError): ModelError => {
+  if (error._tag === "HttpResponseError") {
+    const retryAfterMs = Retry.parseRetryAfter(error.response.headers["retry-after"], Date.now())
+    return new ModelError({
+      provider,
+      reason: error.description ?? error.reason,
+      status: error.response.status,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      ...(error.reason === "Decode" ? { transient: true } : {})
+    })
+  }
+  if (error._tag === "HttpRequestError") {
+    return new ModelError({ provider, reason: error.message, transient: error.reason === "Transport" })
+  }
+  return new ModelError({ provider, reason: error.message })
+}
 
 const aborted = (signal: AbortSignal): Effect.Effect<void> =>
   Effect.async<void>((resume) => {
