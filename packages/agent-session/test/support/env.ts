@@ -61,6 +61,8 @@ export const scripted = (
     readonly hooks?: ReadonlyArray<Hooks.Hooks>
     readonly compaction?: Compaction.Settings
     readonly current?: { provider: string; modelId: string }
+    /** More options of the agent session (events, retry, bash, sub-agents). */
+    readonly extra?: Partial<AgentSession.Options>
   } = {}
 ): Effect.Effect<Scripted, SessionManager.WriteError> =>
   Effect.gen(function*() {
@@ -73,6 +75,7 @@ export const scripted = (
       models: ModelRegistry.make({ models, ...(options.current ? { current: options.current } : {}) }),
       ...(options.hooks ? { hooks: options.hooks } : {}),
       ...(options.compaction ? { compaction: options.compaction } : {}),
+      ...options.extra,
       onEvent: (event) =>
         Effect.suspend(() => {
           events.push(event)
