@@ -184,6 +184,9 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
     }
     if (sm.getBranch().some((e) => e.type === "thinking_level_change")) models.setThinkingLevel(context.thinkingLevel)
     else yield* sm.appendThinkingLevelChange(models.thinkingLevel())
+    // a session made for this agent (a sub-agent's) is written at once, so `create` comes first
+    if (options.session?.fresh === true && sm.isPersisted()) yield* sm.flush()
+    yield* lifecycle.settle
 
     const systemPrompt = () => SystemPrompt.fromRegistry(tools, options.basePrompt, options.contextFiles)
     const modelRef = () => ({ provider: models.current().provider, id: models.current().id })
