@@ -61,12 +61,17 @@ export const parseRetryAfter = (value: string | undefined, now: number): number 
 
 /**
  * The retry schedule of one call (it keeps the call's state: build one per call). Its input is
- * the call's error; its output, the step about to wait.
+ * the call's error; its output, the step about to wait. `onRetry` is called once per retry that
+ * will happen, before its wait (never for the failure that ends the retries).
  */
-export const schedule = (settings: Settings): Schedule.Schedule<RetryStep, ModelError> => {
+export const schedule = (
+  settings: Settings,
+  onRetry: (step: RetryStep) => Effect.Effect<void> = () => Effect.void
+): Schedule.Schedule<RetryStep, ModelError> => {
   let last: ModelError | undefined
   let waited = 0
   let attempt = 0
+  const stepOf = (delay: Duration.Duration): RetryStep => ({ attempt, error: last!, delayMs: Duration.toMillis(delay) })
   return Schedule.exponential(Duration.millis(Math.max(1, settings.baseDelayMs)), 2).pipe(
     Schedule.jittered,
     Schedule.intersect(Schedule.recurs(settings.maxRetries)),
@@ -77,13 +82,16 @@ export const schedule = (settings: Settings): Schedule.Schedule<RetryStep, Model
       )
     ),
     Schedule.delays,
-    Schedule.whileOutput((delay) => waited + Duration.toMillis(delay) <= settings.budgetMs),
-    Schedule.map((delay): RetryStep => ({ attempt, error: last!, delayMs: Duration.toMillis(delay) })),
-    Schedule.tapOutput((step) =>
-      Effect.sync(() => {
+    // called only for a step that goes on: the budget, then the retry is announced
+    Schedule.checkEffect((_, delay) =>
+      Effect.suspend(() => {
+        const step = stepOf(delay)
+        if (waited + step.delayMs > settings.budgetMs) return Effect.succeed(false)
         waited += step.delayMs
+        return Effect.as(onRetry(step), true)
       })
     ),
+    Schedule.map(stepOf),
     Schedule.tapInput((error: ModelError) =>
       Effect.sync(() => {
         last = error

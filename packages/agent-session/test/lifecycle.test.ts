@@ -98,7 +98,7 @@ describe("AgentSession lifecycle events", () => {
 
       const userOf = (text: string) =>
         reopened.getEntries().find((e) =>
-          e.type === "message" && e.message.role === "user" && e.message.content === text
+          e.type === "message" && e.message.role === "user" && (e.message as { content?: unknown }).content === text
         )!
       // a fork whose new session holds an assistant reply is written at once: `fork` follows
       yield* b.session.fork(userOf("two").id)

@@ -98,8 +98,8 @@ describe("sub-agents (the task tool)", () => {
         content: [{ type: "text", text: `level one <- level two <- ${limit}` }],
         details: { sessionKey: "agent:main:subagent:id1", sessionFile: child }
       })
-      const finalReply = result.messages.at(-1)!
-      expect(finalReply.role === "assistant" && finalReply.content).toEqual([{
+      const finalReply = result.messages.at(-1) as { readonly content?: unknown }
+      expect(finalReply.content).toEqual([{
         type: "text",
         text: `top <- level one <- level two <- ${limit}`
       }])

@@ -11,7 +11,6 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type { ModelError } from "../AgentError.js"
 import * as LanguageModel from "../LanguageModel.js"
@@ -64,7 +63,7 @@ export const streamReply = (options: ReplyOptions): Effect.Effect<AgentMessage.A
       )
     })
     const onRetry = options.onRetry ?? (() => Effect.void)
-    const policy = Retry.schedule(options.retry ?? Retry.none).pipe(Schedule.tapOutput(onRetry))
+    const policy = Retry.schedule(options.retry ?? Retry.none, onRetry)
     const exit = yield* Effect.raceFirst(
       Effect.exit(Effect.retry(attempt, policy)),
       Effect.as(Deferred.await(options.abort), Exit.void)

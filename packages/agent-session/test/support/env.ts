@@ -79,6 +79,7 @@ export const scripted = (
       onEvent: (event) =>
         Effect.suspend(() => {
           events.push(event)
+          if (options.extra?.onEvent !== undefined) return options.extra.onEvent(event)
           if (event._tag === "MessageUpdate" && waiting !== undefined) {
             const d = waiting
             waiting = undefined
