@@ -108,6 +108,8 @@ export interface Options {
   readonly onEvent?: (event: AgentEvent) => Effect.Effect<void>
   /** Where lifecycle events go (default: the `SessionEvents` in context, if any). */
   readonly events?: SessionEvents.SessionEventsShape
+  /** Told every lifecycle event of this session and its sub-agents (besides `events`). */
+  readonly onLifecycle?: (event: SessionEvents.LifecycleEvent) => Effect.Effect<void>
   /** Who the session is in its events (default key `agent:main:main`). */
   readonly session?: Lifecycle.Identity & { readonly fresh?: boolean }
   /** Retries of failed model calls (default `Retry.defaultSettings`). */
@@ -169,7 +171,7 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
       ...options.session,
       sessionKey: options.session?.sessionKey ?? SessionKey.mainKey()
     }
-    const lifecycle = yield* Lifecycle.make(sm, events, identity, options.session?.fresh ?? false)
+    const lifecycle = yield* Lifecycle.make(sm, events, identity, options.onLifecycle, options.session?.fresh ?? false)
     const executor = Option.getOrUndefined(yield* Effect.serviceOption(CommandExecutor.CommandExecutor))
     const mutex = yield* Effect.makeSemaphore(1)
     const serial = <A, E>(effect: Effect.Effect<A, E>) =>
@@ -267,6 +269,7 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
             retry: env.retry,
             ...(options.bash === undefined ? {} : { bash: options.bash }),
             ...(events === undefined ? {} : { events }),
+            ...(options.onLifecycle === undefined ? {} : { onLifecycle: options.onLifecycle }),
             ...(child.subagents ? { subagents } : {}),
             session: {
               sessionKey: child.key,

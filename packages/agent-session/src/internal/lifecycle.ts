@@ -40,13 +40,18 @@ export const make = (
   sm: SessionManager.SessionManager,
   events: SessionEvents.SessionEventsShape | undefined,
   identity: Identity,
+  /** Also told every event (after `events`). */
+  listener: ((event: SessionEvents.LifecycleEvent) => Effect.Effect<void>) | undefined,
   /** `true` for a session made just now (even if its header is written): `create`, never `resume`. */
   fresh = false
 ): Effect.Effect<Lifecycle> =>
   Effect.gen(function*() {
     const durable = () => !sm.isPersisted() || sm.pendingCount() === 0
     const publishRaw = (event: SessionEvents.LifecycleEvent) =>
-      events === undefined ? Effect.void : events.publishLifecycle(event)
+      Effect.zipRight(
+        events === undefined ? Effect.void : events.publishLifecycle(event),
+        listener === undefined ? Effect.void : listener(event)
+      )
     const publish = (reason: SessionEvents.LifecycleReason, extra: Extra = {}) =>
       Effect.suspend(() => {
         const file = sm.getSessionFile()
