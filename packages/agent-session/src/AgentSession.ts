@@ -174,8 +174,7 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
     const lifecycle = yield* Lifecycle.make(sm, events, identity, options.onLifecycle, options.session?.fresh ?? false)
     const executor = Option.getOrUndefined(yield* Effect.serviceOption(CommandExecutor.CommandExecutor))
     const mutex = yield* Effect.makeSemaphore(1)
-    const serial = <A, E>(effect: Effect.Effect<A, E>) =>
-      Effect.zipLeft(mutex.withPermits(1)(effect), lifecycle.settle)
+    const serial = <A, E>(effect: Effect.Effect<A, E>) => Effect.zipLeft(mutex.withPermits(1)(effect), lifecycle.settle)
     let running: Turns.AbortHandle | undefined
 
     // Resume: restore the model and thinking level from the context; a branch without a
@@ -290,7 +289,11 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
           sm.getCwd(),
           options.bash ?? {},
           Deferred.await(handle.deferred)
-        ).pipe(executor === undefined ? Effect.provide(UserBash.layerNode) : Effect.provideService(CommandExecutor.CommandExecutor, executor))
+        ).pipe(
+          executor === undefined
+            ? Effect.provide(UserBash.layerNode)
+            : Effect.provideService(CommandExecutor.CommandExecutor, executor)
+        )
         const message = yield* UserBash.toMessage(parsed, outcome)
         const id = yield* serial(Effect.zipLeft(sm.appendMessage(message), flushIfFile))
         yield* emit({ _tag: "MessageEnd", message, entryId: id })

@@ -25,9 +25,9 @@ import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { ModelError } from "./AgentError.js"
-import * as Retry from "./Retry.js"
 import type { LanguageModelShape, ModelEvent, ModelRequest, ModelStopReason } from "./LanguageModel.js"
 import { LanguageModel } from "./LanguageModel.js"
+import * as Retry from "./Retry.js"
 
 /** Options of the provider. */
 export interface Options {
@@ -196,7 +196,9 @@ export const makeDecoder = (provider: string) => {
         events.push({ _tag: "ToolCall", id: call.id || `call_${i}`, name: call.name, arguments: args })
       }
       if (stop === undefined) {
-        return Effect.fail(new ModelError({ provider, reason: "stream ended without a finish reason", transient: true }))
+        return Effect.fail(
+          new ModelError({ provider, reason: "stream ended without a finish reason", transient: true })
+        )
       }
       events.push({ _tag: "Stop", reason: events.length > 0 && stop === "stop" ? "toolUse" : stop })
       return Effect.succeed(events)

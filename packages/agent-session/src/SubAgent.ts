@@ -12,7 +12,7 @@
 import type { SessionManager } from "@branchlog/session-store"
 import { SessionManager as Manager } from "@branchlog/session-store"
 import { SessionKey } from "@branchlog/sessions-semantics"
-import * as Context from "effect/Context"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 
 /** The tool's name. */

@@ -9,10 +9,10 @@
  * @since 0.1.0
  */
 import type { AgentMessage } from "@branchlog/session-core"
-import * as Command from "@effect/platform/Command"
-import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Command from "@effect/platform/Command"
+import type * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -134,7 +134,9 @@ export const run = (
     const { file, output, total } = sink.close()
     const timedOut = ended._tag === "timeout"
     return {
-      output: timedOut ? `${output}${output.endsWith("\n") || output === "" ? "" : "\n"}(timed out after ${timeoutMs} ms)` : output,
+      output: timedOut
+        ? `${output}${output.endsWith("\n") || output === "" ? "" : "\n"}(timed out after ${timeoutMs} ms)`
+        : output,
       exitCode: ended._tag === "exit" ? ended.code : undefined,
       cancelled: ended._tag !== "exit",
       timedOut,

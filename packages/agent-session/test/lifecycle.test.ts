@@ -75,7 +75,9 @@ describe("AgentSession lifecycle events", () => {
     return Effect.gen(function*() {
       const dir = tempDir()
       const first = yield* SessionManager.create(dir, dir)
-      const a = yield* scripted(first, { script: [{ text: "ok" }, { text: "half", error: "bad request", status: 400 }] })
+      const a = yield* scripted(first, {
+        script: [{ text: "ok" }, { text: "half", error: "bad request", status: 400 }]
+      })
       yield* a.session.prompt("one")
       const failed = yield* a.session.prompt("two")
       expect(failed.stopReason).toBe("error")

@@ -23,7 +23,9 @@ const run = (script: ReadonlyArray<ScriptedModel.Step>, retry: Retry.Settings = 
     const sm = yield* SessionManager.create(dir, dir)
     const agent = yield* scripted(sm, { script, extra: { retry } })
     const result = yield* agent.session.prompt("hi")
-    const assistants = rowsOf(sm.getSessionFile()!).filter((r) => r.type === "message" && r.message.role === "assistant")
+    const assistants = rowsOf(sm.getSessionFile()!).filter((r) =>
+      r.type === "message" && r.message.role === "assistant"
+    )
       .map((r) => r.message)
     const retries = agent.events.filter((e): e is Extract<AgentSession.AgentEvent, { _tag: "Retry" }> =>
       e._tag === "Retry"
@@ -35,7 +37,9 @@ describe("Retry.isTransient and parseRetryAfter", () => {
   it("retries 408, 429, 5xx and transient failures; not 4xx or untyped ones", () => {
     const e = (fields: Partial<ConstructorParameters<typeof ModelError>[0]>) =>
       new ModelError({ provider: "p", reason: "r", ...fields })
-    expect([408, 429, 500, 502, 503, 599].map((status) => Retry.isTransient(e({ status })))).toEqual(Array(6).fill(true))
+    expect([408, 429, 500, 502, 503, 599].map((status) => Retry.isTransient(e({ status })))).toEqual(
+      Array(6).fill(true)
+    )
     expect([400, 401, 404, 422, 600].map((status) => Retry.isTransient(e({ status })))).toEqual(Array(5).fill(false))
     expect(Retry.isTransient(e({}))).toBe(false)
     expect(Retry.isTransient(e({ transient: true }))).toBe(true)

@@ -109,7 +109,8 @@ describe("sub-agents (the task tool)", () => {
       expect(tools.get("level one")).toEqual(["read", "task"])
       expect(tools.get("level two")).toEqual(["read", "task"])
 
-      const about = (key: string) => lifecycle.filter((e) => e.sessionKey === key).map((e) => `${e.reason}${e.status ? `:${e.status}` : ""}`)
+      const about = (key: string) =>
+        lifecycle.filter((e) => e.sessionKey === key).map((e) => `${e.reason}${e.status ? `:${e.status}` : ""}`)
       expect(about("agent:main:subagent:id1")).toEqual([
         "create",
         "subagent-status:running",

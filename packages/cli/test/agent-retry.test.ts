@@ -36,51 +36,55 @@ const unavailable = (res: http.ServerResponse, headers: Record<string, string> =
 const rowsOf = (file: string) => readFileSync(file, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line))
 
 describe("run: retries against a flaky endpoint (real process)", () => {
-  it("503, 503 with Retry-After: 1, then a streamed reply: exit 0, the context ends with the reply, no error entry", async () => {
-    const server = await serve((n, res) => {
-      if (n === 0) return unavailable(res)
-      if (n === 1) return unavailable(res, { "retry-after": "1" })
-      res.writeHead(200, { "content-type": "text/event-stream" })
-      for (const chunk of ["Third ", "time lucky."]) {
-        res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: chunk } }] })}\n\n`)
-      }
-      res.write(`data: ${JSON.stringify({ choices: [{ delta: {}, finish_reason: "stop" }] })}\n\n`)
-      res.end("data: [DONE]\n\n")
-    })
-    const cwd = mkdtempSync(join(tmpdir(), "branchlog-run-retry-"))
-    const session = join(cwd, "chat.jsonl")
-    const outcome = await runProcess([
-      "run",
-      "hello",
-      "--session",
-      session,
-      "--model",
-      "openai-compatible",
-      "--api-url",
-      server.url,
-      "--retry-delay",
-      "50",
-      "--verbose"
-    ], { cwd })
-    expect(outcome.code, outcome.stderr).toBe(0)
-    expect(outcome.stdout).toContain("Third time lucky.")
-    expect(server.count()).toBe(3)
-    const retries = outcome.stderr.split("\n").filter((l) => l.startsWith("retry: "))
-    expect(retries).toHaveLength(2)
-    expect(retries[0]).toMatch(/^retry: attempt 1 failed \(openai-compatible: .*\(HTTP 503\)\); retrying in \d+ ms$/)
-    expect(retries[1]).toMatch(/^retry: attempt 2 failed .*; retrying in 1000 ms$/)
-    const lifecycle = outcome.stderr.split("\n").filter((l) => l.startsWith("session: "))
-    expect(lifecycle.map((l) => l.split(" ")[1])).toEqual(["create", "turn-start", "turn-end"])
-    expect(lifecycle[2]).toContain(" stop ")
+  it(
+    "503, 503 with Retry-After: 1, then a streamed reply: exit 0, the context ends with the reply, no error entry",
+    async () => {
+      const server = await serve((n, res) => {
+        if (n === 0) return unavailable(res)
+        if (n === 1) return unavailable(res, { "retry-after": "1" })
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        for (const chunk of ["Third ", "time lucky."]) {
+          res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: chunk } }] })}\n\n`)
+        }
+        res.write(`data: ${JSON.stringify({ choices: [{ delta: {}, finish_reason: "stop" }] })}\n\n`)
+        res.end("data: [DONE]\n\n")
+      })
+      const cwd = mkdtempSync(join(tmpdir(), "branchlog-run-retry-"))
+      const session = join(cwd, "chat.jsonl")
+      const outcome = await runProcess([
+        "run",
+        "hello",
+        "--session",
+        session,
+        "--model",
+        "openai-compatible",
+        "--api-url",
+        server.url,
+        "--retry-delay",
+        "50",
+        "--verbose"
+      ], { cwd })
+      expect(outcome.code, outcome.stderr).toBe(0)
+      expect(outcome.stdout).toContain("Third time lucky.")
+      expect(server.count()).toBe(3)
+      const retries = outcome.stderr.split("\n").filter((l) => l.startsWith("retry: "))
+      expect(retries).toHaveLength(2)
+      expect(retries[0]).toMatch(/^retry: attempt 1 failed \(openai-compatible: .*\(HTTP 503\)\); retrying in \d+ ms$/)
+      expect(retries[1]).toMatch(/^retry: attempt 2 failed .*; retrying in 1000 ms$/)
+      const lifecycle = outcome.stderr.split("\n").filter((l) => l.startsWith("session: "))
+      expect(lifecycle.map((l) => l.split(" ")[1])).toEqual(["create", "turn-start", "turn-end"])
+      expect(lifecycle[2]).toContain(" stop ")
 
-    const messages = rowsOf(session).filter((r) => r.type === "message").map((r) => r.message)
-    expect(messages.map((m) => m.role)).toEqual(["user", "assistant"])
-    expect(messages.some((m) => m.stopReason === "error")).toBe(false)
-    const context = await runProcess(["context", session, "--json"], { cwd })
-    expect(context.code, context.stderr).toBe(0)
-    const last = JSON.parse(context.stdout).messages.at(-1)
-    expect(last).toMatchObject({ role: "assistant", content: [{ type: "text", text: "Third time lucky." }] })
-  }, 180_000)
+      const messages = rowsOf(session).filter((r) => r.type === "message").map((r) => r.message)
+      expect(messages.map((m) => m.role)).toEqual(["user", "assistant"])
+      expect(messages.some((m) => m.stopReason === "error")).toBe(false)
+      const context = await runProcess(["context", session, "--json"], { cwd })
+      expect(context.code, context.stderr).toBe(0)
+      const last = JSON.parse(context.stdout).messages.at(-1)
+      expect(last).toMatchObject({ role: "assistant", content: [{ type: "text", text: "Third time lucky." }] })
+    },
+    180_000
+  )
 
   it("an endpoint that always fails: exit 1, one error entry, the waits within the budget", async () => {
     const server = await serve((_n, res) => unavailable(res))

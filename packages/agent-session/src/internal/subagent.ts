@@ -20,7 +20,11 @@ import type { Lifecycle } from "./lifecycle.js"
 /** A child agent as the tool needs it. */
 export interface Child {
   readonly prompt: (text: string) => Effect.Effect<
-    { readonly stopReason: AgentMessage.StopReason; readonly messages: ReadonlyArray<AgentMessage.AgentMessage>; readonly errorMessage?: string },
+    {
+      readonly stopReason: AgentMessage.StopReason
+      readonly messages: ReadonlyArray<AgentMessage.AgentMessage>
+      readonly errorMessage?: string
+    },
     unknown
   >
   readonly abort: () => Effect.Effect<void>
@@ -46,9 +50,11 @@ export interface TaskContext {
 
 const Parameters = Schema.Struct({
   prompt: Schema.String.annotations({ description: "what the sub-agent should do; it sees nothing else" }),
-  tools: Schema.optional(Schema.Array(Schema.String).annotations({
-    description: "the tools the sub-agent may use (default: this session's active tools)"
-  })),
+  tools: Schema.optional(
+    Schema.Array(Schema.String).annotations({
+      description: "the tools the sub-agent may use (default: this session's active tools)"
+    })
+  ),
   label: Schema.optional(Schema.String.annotations({ description: "a short name for the sub-agent" }))
 })
 
@@ -121,7 +127,10 @@ export const taskTool = (ctx: TaskContext): Tool.AnyTool =>
         }
         if (outcome !== "done") {
           return {
-            ...Tool.text(`sub-agent ${outcome}: ${result.errorMessage ?? "no answer"}${answer ? `\n${answer}` : ""}`, details),
+            ...Tool.text(
+              `sub-agent ${outcome}: ${result.errorMessage ?? "no answer"}${answer ? `\n${answer}` : ""}`,
+              details
+            ),
             isError: true
           }
         }

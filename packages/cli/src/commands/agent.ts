@@ -223,7 +223,12 @@ export const run: CliCommand = Command.make(
           sessionManager: sm,
           tools: ToolRegistry.make({ builtinTools: BuiltinTools.all(Workspace.node(cwd)) }),
           models: ModelRegistry.make({ models: [info] }),
-          retry: { maxRetries, baseDelayMs: retryDelay, maxDelayMs: Math.max(30_000, retryDelay), budgetMs: retryBudget },
+          retry: {
+            maxRetries,
+            baseDelayMs: retryDelay,
+            maxDelayMs: Math.max(30_000, retryDelay),
+            budgetMs: retryBudget
+          },
           ...(verbose
             ? {
               onLifecycle: (event) => Output.note(lifecycleLine(event)),
