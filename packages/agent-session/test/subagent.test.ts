@@ -8,7 +8,9 @@ import { Diagnostics } from "@branchlog/session-core"
 import { SessionManager } from "@branchlog/session-store"
 import { SessionEvents } from "@branchlog/sessions-semantics"
 import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type * as ScriptedModel from "../src/ScriptedModel.js"
@@ -164,4 +166,52 @@ describe("sub-agents (the task tool)", () => {
       expect(sessionFiles(dir)).toHaveLength(2)
       for (const f of sessionFiles(dir)) yield* cleanFile(f)
     }).pipe(Effect.provide(storeLayer)))
+
+  it.live(
+    "aborting the parent aborts the sub-agent: both record an aborted reply, the status says aborted",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir()
+        const sm = yield* SessionManager.create(dir, dir)
+        const started = yield* Deferred.make<void>()
+        const lifecycle: Array<SessionEvents.LifecycleEvent> = []
+        const script: ScriptedModel.Script = (request) => {
+          const first = textOf(request.messages.find((m) => m.role === "user")!)
+          if (first === "child work") return { text: "working on it", hang: true }
+          return request.messages.at(-1)!.role === "toolResult"
+            ? { text: "never" }
+            : { toolCalls: [{ name: "task", arguments: { prompt: "child work", tools: ["read"] } }] }
+        }
+        const { session } = yield* scripted(sm, {
+          script,
+          extra: {
+            subagents: { sessions: yield* SubAgent.storeSessions, newId: ids() },
+            onLifecycle: (e) =>
+              Effect.suspend(() => {
+                lifecycle.push(e)
+                return e.reason === "turn-start" && e.sessionKey.includes(":subagent:")
+                  ? Deferred.succeed(started, undefined)
+                  : Effect.void
+              })
+          }
+        })
+        const fiber = yield* Effect.fork(session.prompt("go"))
+        yield* Deferred.await(started)
+        yield* session.abort()
+        const result = yield* Fiber.join(fiber)
+        expect(result.stopReason).toBe("aborted")
+        const child = sessionFiles(dir).find((f) => rowsOf(f)[0]!.parentSession === sm.getSessionFile())!
+        const childReplies = rowsOf(child).filter((r) => r.message?.role === "assistant").map((r) => r.message)
+        expect(childReplies).toEqual([expect.objectContaining({ stopReason: "aborted" })])
+        const parentResults = rowsOf(sm.getSessionFile()!).filter((r) => r.message?.role === "toolResult")
+        expect(parentResults).toHaveLength(1)
+        expect(parentResults[0]!.message.isError).toBe(true)
+        expect(lifecycle.filter((e) => e.reason === "subagent-status").map((e) => e.status)).toEqual([
+          "running",
+          "aborted"
+        ])
+        for (const f of sessionFiles(dir)) yield* cleanFile(f)
+      }).pipe(Effect.provide(storeLayer)),
+    60_000
+  )
 })

@@ -7,6 +7,7 @@ import type { AgentMessage } from "@branchlog/session-core"
 import type { SessionManager } from "@branchlog/session-store"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { randomUUID } from "node:crypto"
 import { ToolError } from "../AgentError.js"
@@ -58,6 +59,19 @@ const Parameters = Schema.Struct({
   label: Schema.optional(Schema.String.annotations({ description: "a short name for the sub-agent" }))
 })
 
+/**
+ * Aborts the child and waits for it to record its aborted reply; an abort that came before the
+ * child's turn began is repeated, and a child that never ends is interrupted after ~10 s.
+ */
+const stopChild = (agent: Child, fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 100; i++) {
+      yield* agent.abort()
+      if (Option.isSome(yield* Effect.option(Effect.timeout(Fiber.await(fiber), 100)))) return
+    }
+    yield* Fiber.interrupt(fiber)
+  })
+
 const describe = (error: unknown): string => error instanceof Error ? error.message : String(error)
 
 /** The `task` tool of the session in `ctx`. */
@@ -107,9 +121,10 @@ export const taskTool = (ctx: TaskContext): Tool.AnyTool =>
             ...extra
           })
         yield* status("running")
-        const fiber = yield* Effect.fork(agent.prompt(args.prompt))
+        // a daemon: interrupting the tool must not interrupt the child before it records its abort
+        const fiber = yield* Effect.forkDaemon(agent.prompt(args.prompt))
         const result = yield* Fiber.join(fiber).pipe(
-          Effect.onInterrupt(() => agent.abort().pipe(Effect.zipRight(Fiber.await(fiber)))),
+          Effect.onInterrupt(() => Effect.zipRight(stopChild(agent, fiber), status("aborted"))),
           Effect.tapErrorCause(() => status("error")),
           Effect.mapError((e) => fail(`the sub-agent failed: ${describe(e)}`))
         )
