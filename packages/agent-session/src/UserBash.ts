@@ -87,7 +87,7 @@ const makeSink = (cap: number, dir: string) => {
       held = []
       let tail = bytes.length > cap ? bytes.subarray(bytes.length - cap) : bytes
       // a cut tail starts on a character, not inside one
-      if (tail !== bytes) while (tail.length > 0 && (tail[0]! & 0xc0) === 0x80) tail = tail.subarray(1)
+      if (tail !== bytes) { while (tail.length > 0 && (tail[0]! & 0xc0) === 0x80) tail = tail.subarray(1) }
       return { output: new TextDecoder().decode(tail), total, file }
     }
   }

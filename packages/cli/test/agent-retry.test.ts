@@ -4,8 +4,11 @@
  * the retry budget. Also `run '!cmd'` with the scripted model, `--verbose` lifecycle lines, and
  * `tree` listing a session's children.
  */
+import { AgentSession, ModelRegistry, ScriptedModel, SubAgent, ToolRegistry } from "@branchlog/agent-session"
+import { SessionManager, SessionStore } from "@branchlog/session-store"
 import { MemoryFileSystem } from "@branchlog/session-store/testing"
-import { mkdtempSync, readFileSync } from "node:fs"
+import * as Effect from "effect/Effect"
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
@@ -179,4 +182,49 @@ describe("tree lists child sessions", () => {
     const leaf = await runInMemory(volume, ["tree", "/s/other.jsonl"])
     expect(leaf.stdout).not.toContain("child sessions")
   })
+})
+
+describe("sub-agent sessions on disk (real process)", () => {
+  it("tree of the parent lists the child and grandchild the task tool made; fsck is clean on the folder", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "branchlog-subagents-"))
+    const parentFile = await Effect.runPromise(
+      Effect.gen(function*() {
+        const sm = yield* SessionManager.create(dir, dir)
+        const first = (
+          request: { readonly messages: ReadonlyArray<{ readonly role: string; readonly content?: unknown }> }
+        ) => String(request.messages.find((m) => m.role === "user")?.content ?? "")
+        const session = yield* AgentSession.make({
+          sessionManager: sm,
+          tools: ToolRegistry.make({ builtinTools: [] }),
+          models: ModelRegistry.make({ models: [ModelRegistry.scriptedModel] }),
+          subagents: { sessions: yield* SubAgent.storeSessions, maxDepth: 2 }
+        }).pipe(Effect.provide(ScriptedModel.layer({
+          script: (request) => {
+            const text = first(request)
+            if (request.messages.at(-1)!.role === "toolResult") return { text: `${text}: done` }
+            if (text === "plan the release") {
+              return { toolCalls: [{ name: "task", arguments: { prompt: "check the changelog", tools: ["task"] } }] }
+            }
+            if (text === "check the changelog") {
+              return { toolCalls: [{ name: "task", arguments: { prompt: "read the tags", tools: [] } }] }
+            }
+            return { text: "tags read" }
+          }
+        })))
+        yield* session.prompt("plan the release")
+        return sm.getSessionFile()!
+      }).pipe(Effect.provide(SessionStore.layerNode))
+    )
+    expect(readdirSync(dir).filter((n) => n.endsWith(".jsonl"))).toHaveLength(3)
+    const tree = await runProcess(["tree", parentFile])
+    expect(tree.code, tree.stderr).toBe(0)
+    const lines = tree.stdout.split("\n")
+    const at = lines.indexOf("child sessions (sub-agents, forks):")
+    expect(lines.slice(at + 1, at + 3).map((l) => l.replace(/\/[^ ]+\.jsonl/, "FILE"))).toEqual([
+      "  FILE  (check the changelog)",
+      "    FILE  (read the tags)"
+    ])
+    const fsck = await runProcess(["fsck", dir])
+    expect(fsck.code, fsck.stdout + fsck.stderr).toBe(0)
+  }, 180_000)
 })
