@@ -19,6 +19,7 @@ import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
 import type * as AiError from "@effect/ai/AiError"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -39,6 +40,11 @@ export interface Options {
   /** Send `reasoning_effort` for thinking levels other than `"off"` (default true). */
   readonly reasoningEffort?: boolean
   readonly maxTokens?: number
+  /**
+   * The longest wait for the response or its next chunk, in milliseconds (default 300 s); passing
+   * it fails the call with a transient `ModelError` (retried).
+   */
+  readonly idleTimeoutMs?: number
 }
 
 const NullableString = Schema.optional(Schema.NullOr(Schema.String))
@@ -246,8 +252,13 @@ export const make = (options: Options): Effect.Effect<LanguageModelShape, never,
         const http = HttpClientRequest.post("/chat/completions").pipe(
           HttpClientRequest.bodyUnsafeJson(toBody(request, options))
         )
+        const idle = options.idleTimeoutMs ?? 300_000
         const events = client.streamRequest(http, Chunk).pipe(
           Stream.mapError(toModelError(provider)),
+          Stream.timeoutFail(
+            () => new ModelError({ provider, reason: `no response data for ${idle} ms`, transient: true }),
+            Duration.millis(idle)
+          ),
           Stream.mapConcatEffect(decoder.push),
           Stream.concat(Stream.fromIterableEffect(decoder.flush()))
         )

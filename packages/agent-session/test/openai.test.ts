@@ -289,6 +289,24 @@ describe("OpenAiCompatible over a loopback server", () => {
       expect(Retry.isTransient(refused)).toBe(true)
     }))
 
+  it.live("a response that stops sending fails after the idle timeout, transient", () =>
+    Effect.gen(function*() {
+      let response: http.ServerResponse | undefined
+      replies.push((res) => {
+        response = res
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: "and then" } }] })}\n\n`)
+      })
+      const error = yield* Effect.flip(
+        collect(request()).pipe(
+          Effect.provide(OpenAiCompatible.layer({ apiUrl, idleTimeoutMs: 300 })),
+          Effect.provide(NodeHttpClient.layerUndici)
+        )
+      )
+      expect(error).toMatchObject({ reason: "no response data for 300 ms", transient: true })
+      response?.end()
+    }), { timeout: 60_000 })
+
   it.live("reports an error event in the stream and a stream cut before a finish reason", () =>
     run(Effect.gen(function*() {
       replies.push(sse([{ choices: [{ delta: { content: "par" } }] }, { error: { message: "overloaded" } }]))
