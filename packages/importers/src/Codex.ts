@@ -138,6 +138,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
   })
   const hasPromptEvents = norm.some((r) => r.type === "event_msg" && r.payload.type === "user_message")
   let meta: Record<string, unknown> | undefined
+  let contextCwd: string | undefined
   let last = EPOCH
   let prev: string | null = null
   let provider = "openai"
@@ -192,6 +193,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
         break
       }
       case "turn_context": {
+        contextCwd ??= str(p.cwd)
         const m = str(p.model)
         if (m !== undefined && m !== model) {
           flush()
@@ -243,6 +245,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
             assistant(key, at).push(...blocks.filter((x): x is AgentMessage.TextContent => x.type === "text"))
           } else if (p.role === "developer" || p.role === "system" || isInjected(text)) {
             flush()
+            contextCwd ??= /<cwd>([^<]*)<\/cwd>/.exec(text)?.[1]
             keep(key, (id, parentId, at) => ({ type: "custom_message", customType: "codex.context", content: blocks, display: false, details: { role: p.role }, id, parentId, timestamp: at }), at)
           } else if (hasPromptEvents) {
             b.count("response_item user messages (the user_message events hold the prompts)")
@@ -309,7 +312,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
   return b.finish({
     provenance: { format: "codex", ...(version === undefined ? {} : { formatVersion: version }), source: options.source, sourceSessionId },
     sessionId: sourceSessionId,
-    cwd: str(meta?.cwd) ?? "",
+    cwd: str(meta?.cwd) ?? contextCwd ?? "",
     timestamp: isoOf(meta?.timestamp ?? norm[0]?.at, EPOCH),
     leafKey: prev
   })

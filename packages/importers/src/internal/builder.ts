@@ -155,7 +155,7 @@ export class SessionBuilder {
       ...(options.parentSessionId === undefined ? {} : { parentSessionId: options.parentSessionId }),
       entries,
       leafId,
-      skipped: this.skipped,
+      skipped: [...this.skipped].sort((a, b) => (a.line ?? a.seq ?? 0) - (b.line ?? b.seq ?? 0)),
       warnings
     }
   }
