@@ -105,7 +105,12 @@ export const convertFile = (
       if (!Detect.isSqlite(head)) return yield* new UnknownFormat({ path, reason: "not an SQLite database (OpenClaw keeps its sessions in one)" })
       const sessions = yield* OpenClawDatabase.read(path)
       return sessions.map((s) =>
-        OpenClaw.convert(s.rows, { source: path, sessionId: s.sessionId, ...(s.leafEventId === undefined ? {} : { leafEventId: s.leafEventId }) })
+        OpenClaw.convert(s.rows, {
+          source: path,
+          sessionId: s.sessionId,
+          ...(s.leafEventId === undefined ? {} : { leafEventId: s.leafEventId }),
+          ...(s.activeLeafSeq === undefined ? {} : { activeLeafSeq: s.activeLeafSeq })
+        })
       )
     }
     if (Detect.isSqlite(head)) return yield* new UnknownFormat({ path, reason: `an SQLite database, not a ${found} transcript` })

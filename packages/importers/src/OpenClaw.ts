@@ -29,6 +29,8 @@ export interface ConvertOptions {
   readonly sessionId: string
   /** `session_transcript_index_state.leaf_event_id`, when the database has one for the session. */
   readonly leafEventId?: string | null
+  /** The `seq` of the last event of the session's active path (`session_transcript_active_events`). */
+  readonly activeLeafSeq?: number
 }
 
 const EPOCH = "1970-01-01T00:00:00.000Z"
@@ -53,6 +55,7 @@ export const convert = (rows: ReadonlyArray<EventRow>, options: ConvertOptions):
   const controls = new Map<string, string | null>()
   let lastControlTarget: string | null | undefined
   let lastEntry: string | undefined
+  const idAtSeq = new Map<number, string>()
   const ids = (key: string | null | undefined) => (key === null || key === undefined ? key : b.ids.idOf(key))
   for (const row of [...rows].sort((x, y) => x.seq - y.seq)) {
     const e = row.event
@@ -67,6 +70,7 @@ export const convert = (rows: ReadonlyArray<EventRow>, options: ConvertOptions):
       continue
     }
     const id = str(e.id)
+    if (id !== undefined) idAtSeq.set(row.seq, id)
     const parentId = typeof e.parentId === "string" ? e.parentId : null
     if (type === "leaf") {
       if (id !== undefined) {
@@ -109,7 +113,13 @@ export const convert = (rows: ReadonlyArray<EventRow>, options: ConvertOptions):
   // the leaf: the index state's (an entry, or a control naming one), else OpenClaw's rule on load
   let leafKey: string | null | undefined = lastControlTarget !== undefined ? lastControlTarget : lastEntry
   const indexed = options.leafEventId
-  if (typeof indexed === "string") {
+  const activeLeaf = options.activeLeafSeq === undefined ? undefined : idAtSeq.get(options.activeLeafSeq)
+  if (activeLeaf !== undefined && b.has(activeLeaf)) {
+    leafKey = controls.has(activeLeaf) ? controls.get(activeLeaf)! : activeLeaf
+    if (typeof indexed === "string" && indexed !== activeLeaf) {
+      b.warnings.push(`the active path ends at ${activeLeaf}; the index state's leaf_event_id is ${indexed} (a side append): the leaf is the active path's`)
+    }
+  } else if (typeof indexed === "string") {
     if (controls.has(indexed)) leafKey = controls.get(indexed)!
     else if (b.has(indexed)) leafKey = indexed
     else b.warnings.push(`the index state's leaf ${indexed} is not an event of the session: the leaf is OpenClaw's rule's`)

@@ -1,7 +1,8 @@
 /**
  * Reading an OpenClaw agent database (`openclaw-agent.sqlite`; spec §15) read-only: its sessions,
  * each with its `transcript_events` in `seq` order (`event_json`, or `event_zstd` decompressed and
- * checked against `event_utf8_bytes`) and the leaf of `session_transcript_index_state`. The
+ * checked against `event_utf8_bytes`), the end of its active path (`session_transcript_active_events`)
+ * and the leaf of `session_transcript_index_state`. The
  * database is opened read-only and never written. The conversion itself is `OpenClaw.convert`.
  *
  * @since 0.1.0
@@ -19,6 +20,8 @@ export const SQLITE_MAGIC = "SQLite format 3\u0000"
 export interface DatabaseSession {
   readonly sessionId: string
   readonly leafEventId: string | null | undefined
+  /** The `seq` of the last event of `session_transcript_active_events` (the visible leaf), when the table has the session. */
+  readonly activeLeafSeq: number | undefined
   readonly rows: ReadonlyArray<EventRow>
 }
 
@@ -59,6 +62,13 @@ export const read = (path: string): Effect.Effect<Array<DatabaseSession>, OpenCl
             leaves.set(String(r.session_id), typeof r.leaf_event_id === "string" ? r.leaf_event_id : null)
           }
         }
+        const active = new Map<string, number>()
+        if (tables.has("session_transcript_active_events")) {
+          const last = db.prepare(
+            "SELECT a.session_id, a.event_seq FROM session_transcript_active_events a WHERE a.active_position = (SELECT max(b.active_position) FROM session_transcript_active_events b WHERE b.session_id = a.session_id)"
+          )
+          for (const r of last.all()) active.set(String(r.session_id), Number(r.event_seq))
+        }
         const sessions: Array<DatabaseSession> = []
         let current: { sessionId: string; rows: Array<EventRow> } | undefined
         const statement = db.prepare(
@@ -66,7 +76,12 @@ export const read = (path: string): Effect.Effect<Array<DatabaseSession>, OpenCl
         )
         const close = () => {
           if (current !== undefined) {
-            sessions.push({ sessionId: current.sessionId, leafEventId: leaves.get(current.sessionId), rows: current.rows })
+            sessions.push({
+              sessionId: current.sessionId,
+              leafEventId: leaves.get(current.sessionId),
+              activeLeafSeq: active.get(current.sessionId),
+              rows: current.rows
+            })
           }
         }
         for (const r of statement.iterate()) {
