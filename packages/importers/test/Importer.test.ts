@@ -8,6 +8,7 @@ import { tmpdir } from "node:os"
 import { basename, dirname, join } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import * as Importer from "../src/Importer.js"
+import * as OpenClawDatabase from "../src/OpenClawDatabase.js"
 import { samples, textOf, toolIds } from "./support/samples.js"
 
 const temp = mkdtempSync(join(tmpdir(), "branchlog-importers-"))
@@ -82,6 +83,7 @@ describe("importing each sample into a folder", () => {
       expect(main.from).toBe(src)
       expect(main.parentSessionId).toBeUndefined()
       for (const report of outcome.reports) {
+        expect(report.warnings.filter((w) => /not written|was written as/.test(w))).toEqual([])
         const session = await open(report.to)
         expect(Diagnostics.diagnose(session.getState())).toEqual([])
         expect(session.getSessionId()).toBe(report.sessionId)
@@ -164,9 +166,23 @@ describe("an OpenClaw database, folders, errors", () => {
     const outcome = await importInto(src, out)
     expect(tree(dirname(src))).toEqual(before)
     expect(outcome.reports).toHaveLength(7)
+    const sources = Effect.runSync(OpenClawDatabase.read(src))
     for (const report of outcome.reports) {
       expect(report.format).toBe("openclaw")
+      expect(report.warnings.filter((w) => /not written|was written as/.test(w))).toEqual([])
       const session = await open(report.to)
+      // every event keeps its id (leaf controls are not copied), its parent and its type
+      const rows = sources.find((s) => s.sessionId === report.sessionId)!.rows
+      for (const row of rows) {
+        const event = row.event as { type: string; id?: string; parentId?: string | null }
+        if (event.type === "session" || event.type === "leaf") continue
+        const entry = session.getEntry(event.id!)
+        const canonical = ["message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info", "usage", "context_edit"]
+        expect(entry?.type).toBe(canonical.includes(event.type) ? event.type : "custom")
+        if (event.parentId !== null && event.parentId !== undefined && session.getEntry(event.parentId) !== undefined) {
+          expect(entry!.parentId).toBe(event.parentId)
+        }
+      }
       // clean, but for what the source session itself holds: compactions.jsonl (a reference
       // fixture) keeps an entry off the compaction's path, and so does its import
       const findings = Diagnostics.diagnose(session.getState()).map((p) => `${p._tag} ${"id" in p ? p.id : ""}`)

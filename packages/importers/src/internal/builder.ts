@@ -101,18 +101,12 @@ export class SessionBuilder {
       timestamp: options.timestamp
     }
     const parentOf = new Map<string, string | null>()
-    const children = new Map<string | null, Array<Node>>()
     const kept = this.nodes.filter((node) => node.make !== undefined)
-    for (const node of kept) {
-      const parent = this.resolve(node.parentKey)
-      parentOf.set(node.key, parent)
-      const list = children.get(parent)
-      if (list === undefined) children.set(parent, [node])
-      else list.push(node)
-    }
-    // file order, except that a child waits for its parent (iterative, any depth)
+    for (const node of kept) parentOf.set(node.key, this.resolve(node.parentKey))
+    // file order, except that a record before its parent waits for it (iterative, any depth)
     const entries: Array<Entry.Entry> = [provenance]
     const emitted = new Set<string>()
+    const waiting = new Map<string, Array<Node>>()
     const emit = (start: Node) => {
       const stack: Array<Node> = [start]
       while (stack.length > 0) {
@@ -121,15 +115,18 @@ export class SessionBuilder {
         emitted.add(node.key)
         const parent = parentOf.get(node.key) ?? null
         entries.push(node.make!(this.ids.idOf(node.key), parent === null ? rootId : this.ids.idOf(parent)))
-        const waiting = children.get(node.key)
-        if (waiting !== undefined) {
-          for (let i = waiting.length - 1; i >= 0; i--) if (!emitted.has(waiting[i]!.key)) stack.push(waiting[i]!)
-        }
+        const later = waiting.get(node.key)
+        if (later !== undefined) for (let i = later.length - 1; i >= 0; i--) stack.push(later[i]!)
       }
     }
     for (const node of kept) {
       const parent = parentOf.get(node.key) ?? null
       if (parent === null || emitted.has(parent)) emit(node)
+      else {
+        const list = waiting.get(parent)
+        if (list === undefined) waiting.set(parent, [node])
+        else list.push(node)
+      }
     }
     // whatever is left sits on a parent cycle: each becomes a root
     for (const node of kept) {

@@ -130,16 +130,16 @@ export const write = (
         present++
         continue
       }
-      if (entry.type !== "branch_summary") {
-        if (entry.parentId === null) {
-          if (m.getLeafId() !== null) yield* m.resetLeaf()
-        } else if (m.getLeafId() !== entry.parentId) {
-          if (m.getEntry(entry.parentId) === undefined) {
-            warnings.push(`entry ${entry.id}: its parent ${entry.parentId} is not in the destination (not written)`)
-            continue
-          }
-          yield* m.branch(entry.parentId)
+      // move the leaf first (a leaf control takes an id of its own), even for a branch summary,
+      // whose own move is then a no-op: nothing mints an id between `set` and the append
+      if (entry.parentId === null) {
+        if (m.getLeafId() !== null) yield* m.resetLeaf()
+      } else if (m.getLeafId() !== entry.parentId) {
+        if (m.getEntry(entry.parentId) === undefined) {
+          warnings.push(`entry ${entry.id}: its parent ${entry.parentId} is not in the destination (not written)`)
+          continue
         }
+        yield* m.branch(entry.parentId)
       }
       ids.set(entry.id)
       const id = yield* append(m, entry).pipe(
