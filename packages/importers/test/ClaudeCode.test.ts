@@ -58,7 +58,7 @@ describe("Claude Code 2.1.x (split lines, parallel tools, compaction, torn tail)
     const { calls, results } = toolIds(main!.entries)
     expect(calls).toEqual(["toolu_02Read", "toolu_02Bash", "toolu_02Edit"])
     expect(results).toEqual(["toolu_02Read", "toolu_02Bash"])
-    const bash = messages(main!.entries).find((m) => m.role === "toolResult" && m.toolCallId === "toolu_02Bash")
+    const bash = messages(main!.entries).find((m) => m.role === "toolResult" && (m as AgentMessage.ToolResultMessage).toolCallId === "toolu_02Bash")
     expect(bash).toMatchObject({ isError: true, toolName: "Bash" })
   })
 

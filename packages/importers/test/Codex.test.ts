@@ -33,9 +33,11 @@ describe("Codex rollout (0.6x)", () => {
     expect(first.content.map((b) => b.type)).toEqual(["thinking", "toolCall", "toolCall"])
     expect(first.content[1]).toMatchObject({ name: "shell", arguments: { command: ["bash", "-lc", "rg -n health src"] } })
     expect(first.usage).toMatchObject({ input: 2100, cacheRead: 6000, output: 210, totalTokens: 8310 })
-    const failed = messages(session.entries).find((m) => m.role === "toolResult" && m.toolCallId === "call_Hx2")
+    const failed = messages(session.entries).find((m) => m.role === "toolResult" && (m as AgentMessage.ToolResultMessage).toolCallId === "call_Hx2")
     expect(failed).toMatchObject({ isError: true, toolName: "shell" })
-    const patch = messages(session.entries).find((m) => m.role === "assistant" && m.content.some((b) => b.type === "toolCall" && b.id === "call_Pt1")) as AgentMessage.AssistantMessage
+    const patch = messages(session.entries).find((m) =>
+      m.role === "assistant" && (m as AgentMessage.AssistantMessage).content.some((b) => b.type === "toolCall" && b.id === "call_Pt1")
+    ) as AgentMessage.AssistantMessage
     expect(patch.content[0]).toMatchObject({ name: "apply_patch", arguments: { input: expect.stringContaining("*** Begin Patch") } })
   })
 

@@ -61,7 +61,7 @@ describe("an OpenClaw 2026.9.6 agent database (written by OpenClaw itself)", () 
     it(`${name}: the context is the one the references give for the JSONL source`, () => {
       const e = expected.find((x) => x.source === name)!
       const session = converted.find((s) => s.sessionId === e.sessionId)!
-      const want = reference(name)!.expected.context
+      const want = (reference(name)!.expected as { context: { messages: unknown; model: unknown; thinkingLevel: unknown } }).context
       const got = JSON.parse(JSON.stringify(contextOf(session)))
       expect(got.messages).toEqual(want.messages)
       expect(got.model).toEqual(want.model)

@@ -125,40 +125,46 @@ export const write = (
     const warnings: Array<string> = []
     let written = 0
     let present = 0
-    for (const entry of session.entries) {
-      if (m.getEntry(entry.id) !== undefined) {
-        present++
-        continue
-      }
-      // move the leaf first (a leaf control takes an id of its own), even for a branch summary,
-      // whose own move is then a no-op: nothing mints an id between `set` and the append
-      if (entry.parentId === null) {
-        if (m.getLeafId() !== null) yield* m.resetLeaf()
-      } else if (m.getLeafId() !== entry.parentId) {
-        if (m.getEntry(entry.parentId) === undefined) {
-          warnings.push(`entry ${entry.id}: its parent ${entry.parentId} is not in the destination (not written)`)
-          continue
+    const missing = session.entries.filter((entry) => m.getEntry(entry.id) === undefined)
+    present = session.entries.length - missing.length
+    const writeAll = Effect.gen(function*() {
+      for (const entry of missing) {
+        // move the leaf first (a leaf control takes an id of its own), even for a branch summary,
+        // whose own move is then a no-op: nothing mints an id between \`set\` and the append
+        if (entry.parentId === null) {
+          if (m.getLeafId() !== null) yield* m.resetLeaf()
+        } else if (m.getLeafId() !== entry.parentId) {
+          if (m.getEntry(entry.parentId) === undefined) {
+            warnings.push(`entry ${entry.id}: its parent ${entry.parentId} is not in the destination (not written)`)
+            continue
+          }
+          yield* m.branch(entry.parentId)
         }
-        yield* m.branch(entry.parentId)
-      }
-      ids.set(entry.id)
-      const id = yield* append(m, entry).pipe(
-        at(entry.timestamp),
-        Effect.catchAll((error) =>
-          Effect.as(
-            Effect.sync(() => warnings.push(`entry ${entry.id} (${entry.type}) not written: ${String((error as { message?: string })?.message ?? error)}`)),
-            undefined
+        ids.set(entry.id)
+        const id = yield* append(m, entry).pipe(
+          at(entry.timestamp),
+          Effect.catchAll((error) =>
+            Effect.as(
+              Effect.sync(() =>
+                warnings.push(
+                  `entry ${entry.id} (${entry.type}) not written: ${String((error as { message?: string })?.message ?? error)}`
+                )
+              ),
+              undefined
+            )
           )
         )
-      )
-      if (id === undefined) continue
-      if (id !== entry.id) warnings.push(`entry ${entry.id} was written as ${id} (the id was taken in the destination)`)
-      written++
-    }
-    if (session.leafId !== null && m.getLeafId() !== session.leafId && m.getEntry(session.leafId) !== undefined) {
-      yield* m.branch(session.leafId)
-    }
-    yield* m.flush()
+        if (id === undefined) continue
+        if (id !== entry.id) warnings.push(`entry ${entry.id} was written as ${id} (the id was taken in the destination)`)
+        written++
+      }
+      if (session.leafId !== null && m.getLeafId() !== session.leafId && m.getEntry(session.leafId) !== undefined) {
+        yield* m.branch(session.leafId)
+      }
+      yield* m.flush()
+    })
+    // one hold of the transcript lock for the whole session (appends then take the held-lock path)
+    if (missing.length > 0) yield* m.withWriteLock(writeAll)
     return { file: m.getSessionFile() ?? where, written, present, warnings }
   }).pipe(
     Effect.provideService(IdSource.IdSource, ids.source),
