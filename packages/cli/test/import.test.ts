@@ -15,7 +15,9 @@ const hashes = (dir: string): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (e.isFile()) {
-      out[join(e.parentPath, e.name)] = createHash("sha256").update(readFileSync(join(e.parentPath, e.name))).digest("hex")
+      out[join(e.parentPath, e.name)] = createHash("sha256").update(readFileSync(join(e.parentPath, e.name))).digest(
+        "hex"
+      )
     }
   }
   return out
@@ -33,7 +35,12 @@ describe("branchlog import (a real process over real files)", () => {
     expect(outcome.code, outcome.stderr).toBe(0)
     const report = json(outcome)
     expect(Object.keys(report)).toEqual(["format", "from", "to", "sessionId", "entries", "skipped", "warnings"])
-    expect(report).toMatchObject({ format: "claude-code", from: file, sessionId: "7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b", entries: 14 })
+    expect(report).toMatchObject({
+      format: "claude-code",
+      from: file,
+      sessionId: "7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b",
+      entries: 14
+    })
     expect(report.skipped).toEqual([
       { line: 15, reason: "unknown record type \"mystery-record\" (at byte 7776)" },
       { line: 21, reason: expect.stringMatching(/^torn last line .* \(at byte 10934\)$/) }
@@ -68,7 +75,9 @@ describe("branchlog import (a real process over real files)", () => {
     expect(outcome.code, outcome.stderr).toBe(0)
     const report = json(outcome)
     expect(report.to.startsWith(join(agent, "sessions"))).toBe(true)
-    const ls = json(await runProcess(["ls", "--cwd", "/home/dev/projects/api", "--json"], { env: { BRANCHLOG_AGENT_DIR: agent } }))
+    const ls = json(
+      await runProcess(["ls", "--cwd", "/home/dev/projects/api", "--json"], { env: { BRANCHLOG_AGENT_DIR: agent } })
+    )
     expect(ls.map((s: { id: string }) => s.id)).toEqual(["019a2d7a-41c4-78b1-b7cc-a45d62a89cd5"])
     const context = json(await runProcess(["context", report.to, "--json"]))
     expect(context.model).toEqual({ provider: "openai", modelId: "gpt-5.1-codex-max" })
@@ -96,7 +105,9 @@ describe("branchlog import (a real process over real files)", () => {
   it("exits 1 naming the file for a source of no known format, 2 for an unknown --format", async () => {
     const bad = await runProcess(["import", join(samples, "make-samples.py")])
     expect(bad.code).toBe(1)
-    expect(bad.stderr).toMatch(/make-samples\.py: not a Claude Code transcript, a Codex rollout or an OpenClaw agent database/)
+    expect(bad.stderr).toMatch(
+      /make-samples\.py: not a Claude Code transcript, a Codex rollout or an OpenClaw agent database/
+    )
     const usage = await runProcess(["import", join(samples, "make-samples.py"), "--format", "gemini"])
     expect(usage.code).toBe(2)
   })

@@ -25,26 +25,103 @@ const session = (i: number): string => {
   let parent: string | null = null
   const rec = (r: Record<string, unknown>) => {
     const uuid = randomUUID()
-    lines.push(JSON.stringify({ parentUuid: parent, isSidechain: false, userType: "external", cwd: "/home/dev/app", sessionId: sid, version: "2.1.12", gitBranch: "main", ...r, uuid, timestamp: new Date((t += 1500)).toISOString() }))
+    lines.push(
+      JSON.stringify({
+        parentUuid: parent,
+        isSidechain: false,
+        userType: "external",
+        cwd: "/home/dev/app",
+        sessionId: sid,
+        version: "2.1.12",
+        gitBranch: "main",
+        ...r,
+        uuid,
+        timestamp: new Date(t += 1500).toISOString()
+      })
+    )
     parent = uuid
     return uuid
   }
   let fork: string | null = null
   for (let turn = 0; turn < 12; turn++) {
-    lines.push(JSON.stringify({ type: "file-history-snapshot", messageId: randomUUID(), snapshot: { trackedFileBackups: {} }, isSnapshotUpdate: false }))
-    rec({ type: "user", message: { role: "user", content: `Turn ${turn}: please look at src/module${turn}.ts and fix the failing test ${"lorem ipsum ".repeat(10)}` } })
+    lines.push(
+      JSON.stringify({
+        type: "file-history-snapshot",
+        messageId: randomUUID(),
+        snapshot: { trackedFileBackups: {} },
+        isSnapshotUpdate: false
+      })
+    )
+    rec({
+      type: "user",
+      message: {
+        role: "user",
+        content: `Turn ${turn}: please look at src/module${turn}.ts and fix the failing test ${
+          "lorem ipsum ".repeat(10)
+        }`
+      }
+    })
     if (turn === 6) fork = parent
     const mid = `msg_${i}_${turn}`
-    rec({ type: "assistant", message: { id: mid, role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "thinking", thinking: "Let me read the file first. ".repeat(8), signature: "sig" }], usage: { input_tokens: 10, output_tokens: 20 } } })
+    rec({
+      type: "assistant",
+      message: {
+        id: mid,
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [{ type: "thinking", thinking: "Let me read the file first. ".repeat(8), signature: "sig" }],
+        usage: { input_tokens: 10, output_tokens: 20 }
+      }
+    })
     const tool = `toolu_${i}_${turn}`
-    rec({ type: "assistant", message: { id: mid, role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "tool_use", id: tool, name: "Read", input: { file_path: `/home/dev/app/src/module${turn}.ts` } }], stop_reason: "tool_use", usage: { input_tokens: 10, output_tokens: 20 } } })
+    rec({
+      type: "assistant",
+      message: {
+        id: mid,
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [{
+          type: "tool_use",
+          id: tool,
+          name: "Read",
+          input: { file_path: `/home/dev/app/src/module${turn}.ts` }
+        }],
+        stop_reason: "tool_use",
+        usage: { input_tokens: 10, output_tokens: 20 }
+      }
+    })
     rec({ type: "progress", data: { type: "hook_progress" } })
-    rec({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: tool, content: "export const f = () => 1\n".repeat(40) }] } })
-    rec({ type: "assistant", message: { id: `${mid}b`, role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: `Fixed module ${turn}. ${"The test passes now. ".repeat(6)}` }], stop_reason: "end_turn", usage: { input_tokens: 10, output_tokens: 20 } } })
+    rec({
+      type: "user",
+      message: {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: tool, content: "export const f = () => 1\n".repeat(40) }]
+      }
+    })
+    rec({
+      type: "assistant",
+      message: {
+        id: `${mid}b`,
+        role: "assistant",
+        model: "claude-sonnet-4-5",
+        content: [{ type: "text", text: `Fixed module ${turn}. ${"The test passes now. ".repeat(6)}` }],
+        stop_reason: "end_turn",
+        usage: { input_tokens: 10, output_tokens: 20 }
+      }
+    })
   }
   parent = fork
   rec({ type: "user", message: { role: "user", content: "Rewind: try another approach." } })
-  rec({ type: "assistant", message: { id: `msg_${i}_r`, role: "assistant", model: "claude-sonnet-4-5", content: [{ type: "text", text: "Trying another approach." }], stop_reason: "end_turn" } })
+  rec({
+    type: "assistant",
+    message: {
+      id: `msg_${i}_r`,
+      role: "assistant",
+      model: "claude-sonnet-4-5",
+      content: [{ type: "text", text: "Trying another approach." }],
+      stop_reason: "end_turn"
+    }
+  })
   writeFileSync(join(src, `${sid}.jsonl`), lines.join("\n") + "\n")
   return sid
 }
@@ -69,5 +146,7 @@ const run = (label: string) =>
       } MB; failures ${outcome.failures.length}`
     )
   })
-await Effect.runPromise(Effect.provide(Effect.zipRight(run("first import"), run("import again")), SessionStore.layerNode))
+await Effect.runPromise(
+  Effect.provide(Effect.zipRight(run("first import"), run("import again")), SessionStore.layerNode)
+)
 rmSync(root, { recursive: true, force: true })

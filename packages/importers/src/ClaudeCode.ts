@@ -173,7 +173,11 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
           ...(isError ? { errorMessage: errorText?.type === "text" ? errorText.text : String(r.error) } : {}),
           timestamp: ms
         }
-        b.keep(uuid, parentUuid, (id, parentId) => ({ type: "message", id, parentId, timestamp: at, message: assistant }))
+        b.keep(
+          uuid,
+          parentUuid,
+          (id, parentId) => ({ type: "message", id, parentId, timestamp: at, message: assistant })
+        )
         kept = uuid
       } else {
         if (r.isCompactSummary === true) {

@@ -130,9 +130,15 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
   // legacy rollouts (before the {timestamp,type,payload} lines): a bare meta line, then bare items
   const norm = records.map((r) => {
     const v = r.value
-    if (isObject(v.payload) && typeof v.type === "string") return { ...r, type: v.type, payload: v.payload, at: v.timestamp }
-    if (typeof v.type === "string" && RESPONSE_ITEMS.has(v.type)) return { ...r, type: "response_item", payload: v, at: v.timestamp }
-    if (v.type === undefined && typeof v.id === "string" && "timestamp" in v) return { ...r, type: "session_meta", payload: v, at: v.timestamp }
+    if (isObject(v.payload) && typeof v.type === "string") {
+      return { ...r, type: v.type, payload: v.payload, at: v.timestamp }
+    }
+    if (typeof v.type === "string" && RESPONSE_ITEMS.has(v.type)) {
+      return { ...r, type: "response_item", payload: v, at: v.timestamp }
+    }
+    if (v.type === undefined && typeof v.id === "string" && "timestamp" in v) {
+      return { ...r, type: "session_meta", payload: v, at: v.timestamp }
+    }
     if (v.record_type === "state") return { ...r, type: "state", payload: v, at: undefined }
     return { ...r, type: str(v.type) ?? "", payload: isObject(v.payload) ? v.payload : {}, at: v.timestamp }
   })
@@ -145,7 +151,9 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
   let model: string | undefined
   let effort: string | undefined
   const toolNames = new Map<string, string>()
-  let pending: { key: string; at: string; blocks: Array<AssistantBlock>; usage: AgentMessage.Usage; aborted: boolean } | undefined
+  let pending:
+    | { key: string; at: string; blocks: Array<AssistantBlock>; usage: AgentMessage.Usage; aborted: boolean }
+    | undefined
   let lastAssistant: typeof pending
   const keep = (key: string, make: (id: string, parentId: string | null, at: string) => Entry.Entry, at: string) => {
     b.keep(key, prev, (id, parentId) => make(id, parentId, at))
@@ -199,13 +207,21 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
           flush()
           model = m
           const prov = provider
-          keep(key, (id, parentId, at) => ({ type: "model_change", id, parentId, timestamp: at, provider: prov, modelId: m }), at)
+          keep(
+            key,
+            (id, parentId, at) => ({ type: "model_change", id, parentId, timestamp: at, provider: prov, modelId: m }),
+            at
+          )
         }
         const e = str(p.effort) ?? (isObject(p.reasoning) ? str(p.reasoning.effort) : undefined)
         if (e !== undefined && e !== effort) {
           flush()
           effort = e
-          keep(`${key}#effort`, (id, parentId, at) => ({ type: "thinking_level_change", id, parentId, timestamp: at, thinkingLevel: e }), at)
+          keep(
+            `${key}#effort`,
+            (id, parentId, at) => ({ type: "thinking_level_change", id, parentId, timestamp: at, thinkingLevel: e }),
+            at
+          )
         }
         break
       }
@@ -214,8 +230,20 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
           flush()
           const images = Array.isArray(p.images) ? p.images.filter((x): x is string => typeof x === "string") : []
           const text = str(p.message) ?? ""
-          const content: AgentMessage.UserContent = images.length === 0 ? text : [{ type: "text", text }, ...images.map(imageOf)]
-          keep(key, (id, parentId, at) => ({ type: "message", id, parentId, timestamp: at, message: { role: "user", content, timestamp: Date.parse(at) } }), at)
+          const content: AgentMessage.UserContent = images.length === 0
+            ? text
+            : [{ type: "text", text }, ...images.map(imageOf)]
+          keep(
+            key,
+            (id, parentId, at) => ({
+              type: "message",
+              id,
+              parentId,
+              timestamp: at,
+              message: { role: "user", content, timestamp: Date.parse(at) }
+            }),
+            at
+          )
         } else if (p.type === "token_count") {
           const info = isObject(p.info) ? p.info : {}
           const u = isObject(info.last_token_usage) ? info.last_token_usage : undefined
@@ -246,36 +274,88 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
           } else if (p.role === "developer" || p.role === "system" || isInjected(text)) {
             flush()
             contextCwd ??= /<cwd>([^<]*)<\/cwd>/.exec(text)?.[1]
-            keep(key, (id, parentId, at) => ({ type: "custom_message", customType: "codex.context", content: blocks, display: false, details: { role: p.role }, id, parentId, timestamp: at }), at)
+            keep(
+              key,
+              (id, parentId, at) => ({
+                type: "custom_message",
+                customType: "codex.context",
+                content: blocks,
+                display: false,
+                details: { role: p.role },
+                id,
+                parentId,
+                timestamp: at
+              }),
+              at
+            )
           } else if (hasPromptEvents) {
             b.count("response_item user messages (the user_message events hold the prompts)")
           } else {
             flush()
-            keep(key, (id, parentId, at) => ({ type: "message", id, parentId, timestamp: at, message: { role: "user", content: blocks, timestamp: Date.parse(at) } }), at)
+            keep(
+              key,
+              (id, parentId, at) => ({
+                type: "message",
+                id,
+                parentId,
+                timestamp: at,
+                message: { role: "user", content: blocks, timestamp: Date.parse(at) }
+              }),
+              at
+            )
           }
         } else if (t === "reasoning") {
           const content = Array.isArray(p.content) ? contentOf(p.content) : []
           const summary = Array.isArray(p.summary) ? contentOf(p.summary) : []
           const text = textOf(content.length > 0 ? content : summary)
           const encrypted = str(p.encrypted_content)
-          if (text.length > 0) assistant(key, at).push({ type: "thinking", thinking: text, ...(encrypted === undefined ? {} : { thinkingSignature: encrypted }) } as AssistantBlock)
-          else if (encrypted !== undefined) assistant(key, at).push({ type: "thinking", thinking: "", redacted: true, thinkingSignature: encrypted } as AssistantBlock)
-          else b.count("empty reasoning items")
+          if (text.length > 0) {
+            assistant(key, at).push(
+              {
+                type: "thinking",
+                thinking: text,
+                ...(encrypted === undefined ? {} : { thinkingSignature: encrypted })
+              } as AssistantBlock
+            )
+          } else if (encrypted !== undefined) {
+            assistant(key, at).push(
+              { type: "thinking", thinking: "", redacted: true, thinkingSignature: encrypted } as AssistantBlock
+            )
+          } else b.count("empty reasoning items")
         } else if (t === "function_call" || t === "custom_tool_call" || t === "local_shell_call") {
           const id = str(p.call_id) ?? str(p.id) ?? key
           const name = t === "local_shell_call" ? "local_shell" : str(p.name) ?? "unknown"
           toolNames.set(id, name)
-          const args = t === "function_call" ? argumentsOf(p.arguments) : t === "custom_tool_call" ? { input: p.input } : isObject(p.action) ? p.action : {}
+          const args = t === "function_call"
+            ? argumentsOf(p.arguments)
+            : t === "custom_tool_call"
+            ? { input: p.input }
+            : isObject(p.action)
+            ? p.action
+            : {}
           assistant(key, at).push({ type: "toolCall", id, name, arguments: args })
         } else if (t === "web_search_call") {
           const action = isObject(p.action) ? p.action : {}
-          assistant(key, at).push({ type: "text", text: `[web search${typeof action.query === "string" ? `: ${action.query}` : ""}]` })
+          assistant(key, at).push({
+            type: "text",
+            text: `[web search${typeof action.query === "string" ? `: ${action.query}` : ""}]`
+          })
         } else if (t === "function_call_output" || t === "custom_tool_call_output") {
           flush()
           const toolCallId = str(p.call_id) ?? ""
           const { content, isError } = outputOf(p.output)
           const toolName = toolNames.get(toolCallId) ?? "unknown"
-          keep(key, (id, parentId, at) => ({ type: "message", id, parentId, timestamp: at, message: { role: "toolResult", toolCallId, toolName, content, isError, timestamp: Date.parse(at) } }), at)
+          keep(
+            key,
+            (id, parentId, at) => ({
+              type: "message",
+              id,
+              parentId,
+              timestamp: at,
+              message: { role: "toolResult", toolCallId, toolName, content, isError, timestamp: Date.parse(at) }
+            }),
+            at
+          )
         } else if (t === "ghost_snapshot" || t === "compaction" || t === "compaction_summary") {
           b.count(`${t} items`)
         } else {
@@ -286,7 +366,11 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
       case "compacted": {
         flush()
         const history = Array.isArray(p.replacement_history) ? p.replacement_history : undefined
-        const summary = str(p.message) !== undefined && str(p.message)!.length > 0 ? str(p.message)! : history !== undefined ? renderHistory(history) : ""
+        const summary = str(p.message) !== undefined && str(p.message)!.length > 0
+          ? str(p.message)!
+          : history !== undefined
+          ? renderHistory(history)
+          : ""
         keep(key, (id, parentId, at) => ({
           type: "compaction",
           id,
@@ -310,7 +394,12 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
   const sourceSessionId = str(meta?.id) ?? options.fallbackSessionId
   const version = str(meta?.cli_version)
   return b.finish({
-    provenance: { format: "codex", ...(version === undefined ? {} : { formatVersion: version }), source: options.source, sourceSessionId },
+    provenance: {
+      format: "codex",
+      ...(version === undefined ? {} : { formatVersion: version }),
+      source: options.source,
+      sourceSessionId
+    },
     sessionId: sourceSessionId,
     cwd: str(meta?.cwd) ?? contextCwd ?? "",
     timestamp: isoOf(meta?.timestamp ?? norm[0]?.at, EPOCH),

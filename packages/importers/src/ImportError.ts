@@ -25,7 +25,9 @@ export class SourceReadError extends Schema.TaggedError<SourceReadError>()("Sour
 }) {
   /** The message. */
   override get message(): string {
-    const where = this.line === undefined ? "" : `:${this.line}${this.offset === undefined ? "" : ` (byte ${this.offset})`}`
+    const where = this.line === undefined
+      ? ""
+      : `:${this.line}${this.offset === undefined ? "" : ` (byte ${this.offset})`}`
     return `${this.path}${where}: ${this.reason}`
   }
 }
@@ -50,7 +52,9 @@ export class OpenClawDatabaseError extends Schema.TaggedError<OpenClawDatabaseEr
 }) {
   /** The message. */
   override get message(): string {
-    const where = this.sessionId === undefined ? "" : ` (session ${this.sessionId}${this.seq === undefined ? "" : `, seq ${this.seq}`})`
+    const where = this.sessionId === undefined
+      ? ""
+      : ` (session ${this.sessionId}${this.seq === undefined ? "" : `, seq ${this.seq}`})`
     return `${this.path}${where}: ${this.reason}`
   }
 }

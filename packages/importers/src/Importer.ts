@@ -85,7 +85,9 @@ const readAll = (path: string, length = Number.MAX_SAFE_INTEGER) =>
         return out
       }),
       Effect.mapError((error) =>
-        error._tag === "FileNotFoundError" ? new SourceNotFound({ path }) : new SourceReadError({ path, reason: error.message })
+        error._tag === "FileNotFoundError"
+          ? new SourceNotFound({ path })
+          : new SourceReadError({ path, reason: error.message })
       )
     ))
 
@@ -98,11 +100,16 @@ export const convertFile = (
     const head = yield* readAll(path, Detect.HEAD_BYTES)
     const found = format === "auto" ? Detect.detect(head) : format
     if (found === undefined) {
-      return yield* new UnknownFormat({ path, reason: "not a Claude Code transcript, a Codex rollout or an OpenClaw agent database" })
+      return yield* new UnknownFormat({
+        path,
+        reason: "not a Claude Code transcript, a Codex rollout or an OpenClaw agent database"
+      })
     }
     const base = nodePath.basename(path).replace(/\.jsonl$/, "")
     if (found === "openclaw") {
-      if (!Detect.isSqlite(head)) return yield* new UnknownFormat({ path, reason: "not an SQLite database (OpenClaw keeps its sessions in one)" })
+      if (!Detect.isSqlite(head)) {
+        return yield* new UnknownFormat({ path, reason: "not an SQLite database (OpenClaw keeps its sessions in one)" })
+      }
       const sessions = yield* OpenClawDatabase.read(path)
       return sessions.map((s) =>
         OpenClaw.convert(s.rows, {
@@ -113,7 +120,9 @@ export const convertFile = (
         })
       )
     }
-    if (Detect.isSqlite(head)) return yield* new UnknownFormat({ path, reason: `an SQLite database, not a ${found} transcript` })
+    if (Detect.isSqlite(head)) {
+      return yield* new UnknownFormat({ path, reason: `an SQLite database, not a ${found} transcript` })
+    }
     const lines = splitLines(head.length < Detect.HEAD_BYTES ? head : yield* readAll(path))
     if (found === "codex") {
       const id = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i.exec(base)?.[1] ?? base
@@ -147,7 +156,10 @@ const sourcesIn = (dir: string): Effect.Effect<Array<string>, ImportError, Trans
     const stack = [dir]
     while (stack.length > 0) {
       const at = stack.pop()!
-      const entries = yield* Effect.mapError(files.list(at), (e) => new SourceReadError({ path: at, reason: e.message }))
+      const entries = yield* Effect.mapError(
+        files.list(at),
+        (e) => new SourceReadError({ path: at, reason: e.message })
+      )
       for (const e of entries) {
         const path = nodePath.join(at, e.name)
         if (e.isDirectory && e.name !== "subagents") stack.push(path)
@@ -163,7 +175,10 @@ const targetOf = (session: ImportedSession, out: string | undefined, main: boole
     ? Effect.succeed<Target>(main ? { _tag: "File", path: out } : { _tag: "Folder", dir: nodePath.dirname(out) })
     : out !== undefined
     ? Effect.succeed<Target>({ _tag: "Folder", dir: out })
-    : Effect.map(SessionCatalog.defaultSessionDir(session.cwd === "" ? process.cwd() : session.cwd), (dir): Target => ({ _tag: "Folder", dir }))
+    : Effect.map(
+      SessionCatalog.defaultSessionDir(session.cwd === "" ? process.cwd() : session.cwd),
+      (dir): Target => ({ _tag: "Folder", dir })
+    )
 
 /** Writes converted sessions (mains before their subagents); returns a report per session. */
 export const writeSessions = (
@@ -173,7 +188,10 @@ export const writeSessions = (
   Effect.gen(function*() {
     const mains = sessions.filter((s) => s.parentSessionId === undefined)
     if (out !== undefined && out.endsWith(".jsonl") && mains.length > 1) {
-      return yield* new DestinationError({ path: out, reason: `the source holds ${mains.length} sessions: give a folder` })
+      return yield* new DestinationError({
+        path: out,
+        reason: `the source holds ${mains.length} sessions: give a folder`
+      })
     }
     const fileOf = new Map<string, string>()
     const reports: Array<Report> = []
@@ -195,7 +213,9 @@ export const writeSessions = (
         warnings: [
           ...session.warnings,
           ...written.warnings,
-          ...(written.present > 0 ? [`${written.present} entries were already in ${written.file} (not written again)`] : [])
+          ...(written.present > 0
+            ? [`${written.present} entries were already in ${written.file} (not written again)`]
+            : [])
         ],
         ...(session.parentSessionId === undefined ? {} : { parentSessionId: session.parentSessionId })
       })
@@ -212,7 +232,13 @@ export const importSource = (src: string, options: Options = {}): Effect.Effect<
     const snapshots = yield* FileSnapshot.FileSnapshot
     const kind = yield* snapshots.capture(src).pipe(
       Effect.map((s) => (Option.isSome(s) ? "file" as const : "missing" as const)),
-      Effect.catchTag("NotRegularFileError", (e) => e.kind === "directory" ? Effect.succeed("folder" as const) : Effect.fail(new SourceReadError({ path: src, reason: e.message }))),
+      Effect.catchTag(
+        "NotRegularFileError",
+        (e) =>
+          e.kind === "directory"
+            ? Effect.succeed("folder" as const)
+            : Effect.fail(new SourceReadError({ path: src, reason: e.message }))
+      ),
       Effect.catchTag("FileSystemError", (e) => Effect.fail(new SourceReadError({ path: src, reason: e.message })))
     )
     if (kind === "missing") return yield* new SourceNotFound({ path: src })
@@ -221,14 +247,19 @@ export const importSource = (src: string, options: Options = {}): Effect.Effect<
       return { reports: yield* writeSessions(yield* convertFile(src, format), options.out), failures: [] }
     }
     if (options.out !== undefined && options.out.endsWith(".jsonl")) {
-      return yield* new DestinationError({ path: options.out, reason: "a folder is imported into a folder, not into one file" })
+      return yield* new DestinationError({
+        path: options.out,
+        reason: "a folder is imported into a folder, not into one file"
+      })
     }
     const paths = yield* sourcesIn(src)
     const reports: Array<Report> = []
     const failures: Array<Failure> = []
     for (let i = 0; i < paths.length; i++) {
       const path = paths[i]!
-      const result = yield* Effect.either(Effect.flatMap(convertFile(path, format), (s) => writeSessions(s, options.out)))
+      const result = yield* Effect.either(
+        Effect.flatMap(convertFile(path, format), (s) => writeSessions(s, options.out))
+      )
       if (result._tag === "Right") reports.push(...result.right)
       else failures.push({ path, error: result.left })
       options.onProgress?.(i + 1, paths.length)

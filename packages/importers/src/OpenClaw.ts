@@ -90,10 +90,16 @@ export const convert = (rows: ReadonlyArray<EventRow>, options: ConvertOptions):
       b.keep(id, parentId, (newId, newParent) => {
         const { appendMode: _side, ...rest } = e
         const entry = { ...rest, id: newId, parentId: newParent, timestamp: at } as Record<string, unknown>
-        if (type === "compaction" && typeof e.firstKeptEntryId === "string") entry.firstKeptEntryId = ids(e.firstKeptEntryId)
+        if (type === "compaction" && typeof e.firstKeptEntryId === "string") {
+          entry.firstKeptEntryId = ids(e.firstKeptEntryId)
+        }
         if (type === "compaction" && e.firstKeptEntryId === null) entry.firstKeptEntryId = newId
-        if ((type === "label" || type === "context_edit") && typeof e.targetId === "string") entry.targetId = ids(e.targetId)
-        if (type === "branch_summary" && typeof e.fromId === "string" && e.fromId !== "root") entry.fromId = ids(e.fromId)
+        if ((type === "label" || type === "context_edit") && typeof e.targetId === "string") {
+          entry.targetId = ids(e.targetId)
+        }
+        if (type === "branch_summary" && typeof e.fromId === "string" && e.fromId !== "root") {
+          entry.fromId = ids(e.fromId)
+        }
         return entry as unknown as Entry.Entry
       })
     } else {
@@ -106,7 +112,11 @@ export const convert = (rows: ReadonlyArray<EventRow>, options: ConvertOptions):
         parentId: newParent,
         timestamp: at
       }))
-      b.count(type === "reset" ? "reset rows (kept as custom openclaw.reset entries)" : "opaque rows (kept as custom openclaw.opaque entries)")
+      b.count(
+        type === "reset"
+          ? "reset rows (kept as custom openclaw.reset entries)"
+          : "opaque rows (kept as custom openclaw.opaque entries)"
+      )
     }
     lastEntry = id
   }
@@ -117,12 +127,16 @@ export const convert = (rows: ReadonlyArray<EventRow>, options: ConvertOptions):
   if (activeLeaf !== undefined && b.has(activeLeaf)) {
     leafKey = controls.has(activeLeaf) ? controls.get(activeLeaf)! : activeLeaf
     if (typeof indexed === "string" && indexed !== activeLeaf) {
-      b.warnings.push(`the active path ends at ${activeLeaf}; the index state's leaf_event_id is ${indexed} (a side append): the leaf is the active path's`)
+      b.warnings.push(
+        `the active path ends at ${activeLeaf}; the index state's leaf_event_id is ${indexed} (a side append): the leaf is the active path's`
+      )
     }
   } else if (typeof indexed === "string") {
     if (controls.has(indexed)) leafKey = controls.get(indexed)!
     else if (b.has(indexed)) leafKey = indexed
-    else b.warnings.push(`the index state's leaf ${indexed} is not an event of the session: the leaf is OpenClaw's rule's`)
+    else {b.warnings.push(
+        `the index state's leaf ${indexed} is not an event of the session: the leaf is OpenClaw's rule's`
+      )}
   }
   if (header === undefined) b.warnings.push("no header event: the session id is the database's")
   const version = header?.version

@@ -36,7 +36,10 @@ export const decodeRow = (row: Record<string, unknown>): EventRow => {
     else if (row.event_zstd instanceof Uint8Array) {
       const bytes = decompress(row.event_zstd)
       if (typeof row.event_utf8_bytes === "number" && bytes.length !== row.event_utf8_bytes) {
-        return { seq, error: `event_zstd decompresses to ${bytes.length} bytes, event_utf8_bytes says ${row.event_utf8_bytes}` }
+        return {
+          seq,
+          error: `event_zstd decompresses to ${bytes.length} bytes, event_utf8_bytes says ${row.event_utf8_bytes}`
+        }
       }
       text = decoder.decode(bytes)
     } else return { seq, error: "neither event_json nor event_zstd" }
@@ -55,7 +58,9 @@ export const read = (path: string): Effect.Effect<Array<DatabaseSession>, OpenCl
         const tables = new Set(
           db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((r) => String(r.name))
         )
-        if (!tables.has("transcript_events")) throw new Error("no transcript_events table: not an OpenClaw agent database")
+        if (!tables.has("transcript_events")) {
+          throw new Error("no transcript_events table: not an OpenClaw agent database")
+        }
         const leaves = new Map<string, string | null>()
         if (tables.has("session_transcript_index_state")) {
           for (const r of db.prepare("SELECT session_id, leaf_event_id FROM session_transcript_index_state").all()) {

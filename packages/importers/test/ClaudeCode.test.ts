@@ -22,7 +22,9 @@ describe("Claude Code 1.0.x (inline sidechain, rewind)", () => {
     expect(roots).toHaveLength(1) // everything under the provenance entry
     // the leaf is the rewound branch's end (then the session name)
     const context = contextOf(main!)
-    expect(textOf(context.messages[0] as AgentMessage.AgentMessage)).toBe("The cart total is off by a cent. Find out why.")
+    expect(textOf(context.messages[0] as AgentMessage.AgentMessage)).toBe(
+      "The cart total is off by a cent. Find out why."
+    )
     expect(context.messages.map((m) => m.role)).toEqual(["user", "user", "assistant"])
     expect(textOf(context.messages.at(-1) as AgentMessage.AgentMessage)).toContain("Here is src/cart.ts")
   })
@@ -45,7 +47,11 @@ describe("Claude Code 1.0.x (inline sidechain, rewind)", () => {
 
   it("records the version and source in the provenance entry", () => {
     expect(main!.entries[0]).toMatchObject({ type: "custom", customType: "branchlog.import", parentId: null })
-    expect(main!.provenance).toMatchObject({ format: "claude-code", formatVersion: "1.0.43", sourceSessionId: main!.sessionId })
+    expect(main!.provenance).toMatchObject({
+      format: "claude-code",
+      formatVersion: "1.0.43",
+      sourceSessionId: main!.sessionId
+    })
   })
 })
 
@@ -58,7 +64,9 @@ describe("Claude Code 2.1.x (split lines, parallel tools, compaction, torn tail)
     const { calls, results } = toolIds(main!.entries)
     expect(calls).toEqual(["toolu_02Read", "toolu_02Bash", "toolu_02Edit"])
     expect(results).toEqual(["toolu_02Read", "toolu_02Bash"])
-    const bash = messages(main!.entries).find((m) => m.role === "toolResult" && (m as AgentMessage.ToolResultMessage).toolCallId === "toolu_02Bash")
+    const bash = messages(main!.entries).find((m) =>
+      m.role === "toolResult" && (m as AgentMessage.ToolResultMessage).toolCallId === "toolu_02Bash"
+    )
     expect(bash).toMatchObject({ isError: true, toolName: "Bash" })
   })
 
@@ -82,7 +90,10 @@ describe("Claude Code 2.1.x (split lines, parallel tools, compaction, torn tail)
     expect(compaction.parentId).toBe(main!.entries[0]!.id)
     expect(compaction.summary).toContain("the checkout crashed on empty carts")
     expect(compaction.tokensBefore).toBe(155321)
-    expect(compaction.details).toMatchObject({ trigger: "auto", logicalParentUuid: "99999999-0000-4000-8000-000000000000" })
+    expect(compaction.details).toMatchObject({
+      trigger: "auto",
+      logicalParentUuid: "99999999-0000-4000-8000-000000000000"
+    })
     expect(main!.warnings).toContain("1 record(s) point at a parent outside the source: imported as roots")
     const context = contextOf(main!)
     expect(context.messages[0]).toMatchObject({ role: "compactionSummary", tokensBefore: 155321 })

@@ -12,13 +12,18 @@ describe("Codex rollout (0.6x)", () => {
     expect(session.cwd).toBe("/home/dev/projects/api")
     expect(session.timestamp).toBe("2025-11-03T08:00:00.000Z")
     expect(session.provenance).toMatchObject({ format: "codex", formatVersion: "0.63.0" })
-    for (let i = 1; i < session.entries.length; i++) expect(session.entries[i]!.parentId).toBe(session.entries[i - 1]!.id)
+    for (let i = 1; i < session.entries.length; i++) {
+      expect(session.entries[i]!.parentId).toBe(session.entries[i - 1]!.id)
+    }
     expect(session.leafId).toBe(session.entries.at(-1)!.id)
   })
 
   it("takes the prompts from user_message events; injected context is a codex.context custom message", () => {
     const prompts = messages(session.entries).filter((m) => m.role === "user").map(textOf)
-    expect(prompts).toEqual(["Why does GET /health return 503? My token is sk-[REDACTED].", "Now add a test for the 503 path."])
+    expect(prompts).toEqual([
+      "Why does GET /health return 503? My token is sk-[REDACTED].",
+      "Now add a test for the 503 path."
+    ])
     const injected = session.entries.filter((e): e is Entry.CustomMessageEntry => e.type === "custom_message")
     expect(injected.map((e) => e.customType)).toEqual(["codex.context", "codex.context"])
     expect(textOf({ role: "user", content: injected[1]!.content, timestamp: 0 })).toMatch(/^<environment_context>/)
@@ -31,26 +36,44 @@ describe("Codex rollout (0.6x)", () => {
     const first = messages(session.entries).find((m) => m.role === "assistant") as AgentMessage.AssistantMessage
     // parallel calls in one assistant message, after the readable reasoning
     expect(first.content.map((b) => b.type)).toEqual(["thinking", "toolCall", "toolCall"])
-    expect(first.content[1]).toMatchObject({ name: "shell", arguments: { command: ["bash", "-lc", "rg -n health src"] } })
+    expect(first.content[1]).toMatchObject({
+      name: "shell",
+      arguments: { command: ["bash", "-lc", "rg -n health src"] }
+    })
     expect(first.usage).toMatchObject({ input: 2100, cacheRead: 6000, output: 210, totalTokens: 8310 })
-    const failed = messages(session.entries).find((m) => m.role === "toolResult" && (m as AgentMessage.ToolResultMessage).toolCallId === "call_Hx2")
+    const failed = messages(session.entries).find((m) =>
+      m.role === "toolResult" && (m as AgentMessage.ToolResultMessage).toolCallId === "call_Hx2"
+    )
     expect(failed).toMatchObject({ isError: true, toolName: "shell" })
     const patch = messages(session.entries).find((m) =>
-      m.role === "assistant" && (m as AgentMessage.AssistantMessage).content.some((b) => b.type === "toolCall" && b.id === "call_Pt1")
+      m.role === "assistant" &&
+      (m as AgentMessage.AssistantMessage).content.some((b) => b.type === "toolCall" && b.id === "call_Pt1")
     ) as AgentMessage.AssistantMessage
-    expect(patch.content[0]).toMatchObject({ name: "apply_patch", arguments: { input: expect.stringContaining("*** Begin Patch") } })
+    expect(patch.content[0]).toMatchObject({
+      name: "apply_patch",
+      arguments: { input: expect.stringContaining("*** Begin Patch") }
+    })
   })
 
   it("keeps encrypted reasoning as a redacted thinking block and carries redacted text unchanged", () => {
     const last = messages(session.entries).at(-1) as AgentMessage.AssistantMessage
-    expect(last.content[0]).toEqual({ type: "thinking", thinking: "", redacted: true, thinkingSignature: "gAAAAABpEnc-0003" })
+    expect(last.content[0]).toEqual({
+      type: "thinking",
+      thinking: "",
+      redacted: true,
+      thinkingSignature: "gAAAAABpEnc-0003"
+    })
     const answer = messages(session.entries).filter((m) => m.role === "assistant").map(textOf).find((t) => t.length > 0)
     expect(answer).toContain("sk-[REDACTED] was not needed")
   })
 
   it("turns model and effort changes into model_change / thinking_level_change", () => {
     const changes = session.entries.filter((e) => e.type === "model_change" || e.type === "thinking_level_change")
-    expect(changes.map((e) => e.type === "model_change" ? e.modelId : e.type === "thinking_level_change" ? e.thinkingLevel : "")).toEqual([
+    expect(
+      changes.map((e) =>
+        e.type === "model_change" ? e.modelId : e.type === "thinking_level_change" ? e.thinkingLevel : ""
+      )
+    ).toEqual([
       "gpt-5-codex",
       "medium",
       "gpt-5.1-codex-max",
@@ -104,7 +127,11 @@ describe("Codex legacy rollout and odd input", () => {
     ].map((l) => JSON.stringify(l)).join("\n")
     const session = Codex.convert(splitLines(new TextEncoder().encode(lines)), { source: "x", fallbackSessionId: "fb" })
     expect(session.sessionId).toBe("fb")
-    expect(session.skipped).toEqual([{ line: 3, offset: expect.any(Number), reason: "unknown response_item type \"brand_new_item\"" }])
+    expect(session.skipped).toEqual([{
+      line: 3,
+      offset: expect.any(Number),
+      reason: "unknown response_item type \"brand_new_item\""
+    }])
     expect(() => contextOf(session)).not.toThrow()
   })
 })

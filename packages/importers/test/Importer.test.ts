@@ -20,8 +20,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, Importer.Requirements>) =>
   Effect.runPromise(Effect.provide(effect, SessionStore.layerNode))
 const importInto = (src: string, out: string, format: Importer.Options["format"] = "auto") =>
   run(Importer.importSource(src, { out, format }))
-const open = (file: string) =>
-  run(SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
+const open = (file: string) => run(SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
 
 /** Every file under `dir` with the sha256 of its bytes. */
 const tree = (dir: string): Record<string, string> => {
@@ -54,17 +53,26 @@ const sourceEnds = (path: string) => {
     typeof content === "string"
       ? content
       : Array.isArray(content)
-      ? content.map((b) => (b?.type === "text" || b?.type === "input_text" || b?.type === "output_text" ? b.text : "")).join("")
+      ? content.map((b) => (b?.type === "text" || b?.type === "input_text" || b?.type === "output_text" ? b.text : ""))
+        .join("")
       : ""
   if (path.includes("rollout-")) {
-    const prompts = records.filter((r) => r.type === "event_msg" && r.payload?.type === "user_message").map((r) => r.payload.message)
-    const legacyPrompts = records.filter((r) => r.type === "message" && r.role === "user").map((r) => texts(r.content)).filter((t) => !t.startsWith("<environment_context>"))
-    const answers = records.map((r) => r.payload ?? r).filter((p) => p.type === "message" && p.role === "assistant").map((p) => texts(p.content))
+    const prompts = records.filter((r) => r.type === "event_msg" && r.payload?.type === "user_message").map((r) =>
+      r.payload.message
+    )
+    const legacyPrompts = records.filter((r) => r.type === "message" && r.role === "user").map((r) => texts(r.content))
+      .filter((t) => !t.startsWith("<environment_context>"))
+    const answers = records.map((r) => r.payload ?? r).filter((p) => p.type === "message" && p.role === "assistant")
+      .map((p) => texts(p.content))
     return { first: prompts[0] ?? legacyPrompts[0], last: answers.at(-1) }
   }
   const main = records.filter((r) => r.isSidechain !== true || records.every((x) => x.isSidechain === true))
-  const prompts = main.filter((r) => r.type === "user" && r.isMeta !== true && r.isCompactSummary !== true).map((r) => texts(r.message?.content)).filter((t) => t.length > 0)
-  const answers = main.filter((r) => r.type === "assistant").map((r) => texts(r.message?.content)).filter((t) => t.length > 0)
+  const prompts = main.filter((r) => r.type === "user" && r.isMeta !== true && r.isCompactSummary !== true).map((r) =>
+    texts(r.message?.content)
+  ).filter((t) => t.length > 0)
+  const answers = main.filter((r) => r.type === "assistant").map((r) => texts(r.message?.content)).filter((t) =>
+    t.length > 0
+  )
   return { first: prompts[0], last: answers.at(-1) }
 }
 
@@ -96,7 +104,9 @@ describe("importing each sample into a folder", () => {
       const ends = sourceEnds(src)
       const all = session.getEntries().flatMap((e) => (e.type === "message" ? [e.message] : []))
       expect(textOf(all.find((m) => m.role === "user"))).toBe(ends.first)
-      const answers = all.filter((m): m is AgentMessage.AssistantMessage => m.role === "assistant").map(textOf).filter((t) => t.length > 0)
+      const answers = all.filter((m): m is AgentMessage.AssistantMessage => m.role === "assistant").map(textOf).filter((
+        t
+      ) => t.length > 0)
       expect(answers.at(-1)).toBe(ends.last)
       // the context opens and its model matches the source's
       const context = session.buildSessionContext()
@@ -141,7 +151,9 @@ describe("importing each sample into a folder", () => {
     const session = await open(second.reports[0]!.to)
     expect(session.getEntries()).toHaveLength(second.reports[0]!.entries + 1)
     expect(new Set(session.getEntries().map((e) => e.id)).size).toBe(session.getEntries().length)
-    expect(textOf(session.buildSessionContext().messages.at(-1) as AgentMessage.AgentMessage)).toBe("Two entries: README.md and src.")
+    expect(textOf(session.buildSessionContext().messages.at(-1) as AgentMessage.AgentMessage)).toBe(
+      "Two entries: README.md and src."
+    )
   })
 
   it("imports into a .jsonl file (subagents beside it) and keeps the source's leaf", async () => {
@@ -154,7 +166,9 @@ describe("importing each sample into a folder", () => {
     expect(session.getSessionId()).toBe(outcome.reports[0]!.sessionId)
     expect(session.getCwd()).toBe("/home/dev/projects/shop")
     expect(session.getSessionName()).toBe("Fix the cart total rounding")
-    expect(textOf(session.buildSessionContext().messages.at(-1) as AgentMessage.AgentMessage)).toContain("Here is src/cart.ts")
+    expect(textOf(session.buildSessionContext().messages.at(-1) as AgentMessage.AgentMessage)).toContain(
+      "Here is src/cart.ts"
+    )
   })
 })
 
@@ -177,7 +191,19 @@ describe("an OpenClaw database, folders, errors", () => {
         const event = row.event as { type: string; id?: string; parentId?: string | null }
         if (event.type === "session" || event.type === "leaf") continue
         const entry = session.getEntry(event.id!)
-        const canonical = ["message", "thinking_level_change", "model_change", "compaction", "branch_summary", "custom", "custom_message", "label", "session_info", "usage", "context_edit"]
+        const canonical = [
+          "message",
+          "thinking_level_change",
+          "model_change",
+          "compaction",
+          "branch_summary",
+          "custom",
+          "custom_message",
+          "label",
+          "session_info",
+          "usage",
+          "context_edit"
+        ]
         expect(entry?.type).toBe(canonical.includes(event.type) ? event.type : "custom")
         if (event.parentId !== null && event.parentId !== undefined && session.getEntry(event.parentId) !== undefined) {
           expect(entry!.parentId).toBe(event.parentId)
@@ -186,7 +212,9 @@ describe("an OpenClaw database, folders, errors", () => {
       // clean, but for what the source session itself holds: compactions.jsonl (a reference
       // fixture) keeps an entry off the compaction's path, and so does its import
       const findings = Diagnostics.diagnose(session.getState()).map((p) => `${p._tag} ${"id" in p ? p.id : ""}`)
-      expect(findings).toEqual(report.sessionId === "019dd8a8-e3b2-725b-989d-fa33839b23f5" ? ["KeptEntryOffPath eb2a99f8"] : [])
+      expect(findings).toEqual(
+        report.sessionId === "019dd8a8-e3b2-725b-989d-fa33839b23f5" ? ["KeptEntryOffPath eb2a99f8"] : []
+      )
     }
     const again = await importInto(src, out)
     expect(again.reports.map((r) => r.to)).toEqual(outcome.reports.map((r) => r.to))
@@ -200,9 +228,19 @@ describe("an OpenClaw database, folders, errors", () => {
     const seen: Array<number> = []
     const outcome = await run(Importer.importSource(dir, { out: fresh(), onProgress: (done) => seen.push(done) }))
     // v1 with its inline sidechain, v2 with its subagent file, two rollouts; the subagents folder is not a source of its own
-    expect(outcome.reports.map((r) => r.format)).toEqual(["claude-code", "claude-code", "claude-code", "claude-code", "codex", "codex"])
+    expect(outcome.reports.map((r) => r.format)).toEqual([
+      "claude-code",
+      "claude-code",
+      "claude-code",
+      "claude-code",
+      "codex",
+      "codex"
+    ])
     expect(outcome.reports.filter((r) => r.parentSessionId !== undefined)).toHaveLength(2)
-    expect(outcome.failures).toEqual([{ path: join(dir, "notes.jsonl"), error: expect.objectContaining({ _tag: "UnknownFormat" }) }])
+    expect(outcome.failures).toEqual([{
+      path: join(dir, "notes.jsonl"),
+      error: expect.objectContaining({ _tag: "UnknownFormat" })
+    }])
     expect(seen).toEqual([1, 2, 3, 4, 5])
   })
 
@@ -214,7 +252,10 @@ describe("an OpenClaw database, folders, errors", () => {
     const odd = fresh() + ".jsonl"
     writeFileSync(odd, "{\"a\":1}\n")
     expect(await failure(odd, fresh())).toMatchObject({ _tag: "UnknownFormat", path: odd })
-    expect(await failure(samples.codex, fresh(), "openclaw")).toMatchObject({ _tag: "UnknownFormat", path: samples.codex })
+    expect(await failure(samples.codex, fresh(), "openclaw")).toMatchObject({
+      _tag: "UnknownFormat",
+      path: samples.codex
+    })
     expect(await failure(samples.openclaw, join(fresh(), "one.jsonl"))).toMatchObject({ _tag: "DestinationError" })
   })
 })

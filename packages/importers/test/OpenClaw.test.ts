@@ -5,8 +5,8 @@ import * as Effect from "effect/Effect"
 import { readFileSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
-import * as OpenClaw from "../src/OpenClaw.js"
 import { openReadOnly } from "../src/internal/sqlite.js"
+import * as OpenClaw from "../src/OpenClaw.js"
 import * as OpenClawDatabase from "../src/OpenClawDatabase.js"
 import { contextOf, fixtures, samples, stateOf } from "./support/samples.js"
 
@@ -61,7 +61,9 @@ describe("an OpenClaw 2026.9.6 agent database (written by OpenClaw itself)", () 
     it(`${name}: the context is the one the references give for the JSONL source`, () => {
       const e = expected.find((x) => x.source === name)!
       const session = converted.find((s) => s.sessionId === e.sessionId)!
-      const want = (reference(name)!.expected as { context: { messages: unknown; model: unknown; thinkingLevel: unknown } }).context
+      const want =
+        (reference(name)!.expected as { context: { messages: unknown; model: unknown; thinkingLevel: unknown } })
+          .context
       const got = JSON.parse(JSON.stringify(contextOf(session)))
       expect(got.messages).toEqual(want.messages)
       expect(got.model).toEqual(want.model)
@@ -73,7 +75,9 @@ describe("an OpenClaw 2026.9.6 agent database (written by OpenClaw itself)", () 
     const e = expected.find((x) => x.source === "labels")!
     const session = converted.find((s) => s.sessionId === e.sessionId)!
     const raw = sessions.find((s) => s.sessionId === e.sessionId)!.rows
-    const ids = raw.flatMap((r) => (r.event as { type?: string; id?: string }).type === "session" ? [] : [(r.event as { id: string }).id])
+    const ids = raw.flatMap((r) =>
+      (r.event as { type?: string; id?: string }).type === "session" ? [] : [(r.event as { id: string }).id]
+    )
     const kept = new Set(session.entries.map((x) => x.id))
     for (const id of ids) {
       const type = (raw.find((r) => (r.event as { id?: string }).id === id)!.event as { type: string }).type
@@ -88,7 +92,9 @@ describe("an OpenClaw 2026.9.6 agent database (written by OpenClaw itself)", () 
 describe("OpenClaw rows of every kind (pure)", () => {
   it("decodes a zstd event (OpenClaw's own blob) and reports a wrong size or a broken event by its seq", () => {
     const db = openReadOnly(samples.openclaw)
-    const blob = db.prepare("SELECT seq, event_zstd, event_utf8_bytes FROM transcript_events WHERE event_zstd IS NOT NULL").all()[0]!
+    const blob = db.prepare(
+      "SELECT seq, event_zstd, event_utf8_bytes FROM transcript_events WHERE event_zstd IS NOT NULL"
+    ).all()[0]!
     db.close()
     const row = OpenClawDatabase.decodeRow(blob)
     expect(row.error).toBeUndefined()
@@ -97,11 +103,15 @@ describe("OpenClaw rows of every kind (pure)", () => {
     expect(OpenClawDatabase.decodeRow({ ...blob, event_utf8_bytes: 10 })).toMatchObject({
       error: expect.stringMatching(/event_utf8_bytes says 10$/)
     })
-    expect(OpenClawDatabase.decodeRow({ seq: 9, event_zstd: new Uint8Array([1, 2, 3]), event_utf8_bytes: 3 })).toMatchObject({
-      seq: 9,
+    expect(OpenClawDatabase.decodeRow({ seq: 9, event_zstd: new Uint8Array([1, 2, 3]), event_utf8_bytes: 3 }))
+      .toMatchObject({
+        seq: 9,
+        error: expect.stringMatching(/^unreadable event/)
+      })
+    expect(OpenClawDatabase.decodeRow({ seq: 2, event_json: "{torn" })).toMatchObject({
+      seq: 2,
       error: expect.stringMatching(/^unreadable event/)
     })
-    expect(OpenClawDatabase.decodeRow({ seq: 2, event_json: "{torn" })).toMatchObject({ seq: 2, error: expect.stringMatching(/^unreadable event/) })
     expect(OpenClawDatabase.decodeRow({ seq: 3 })).toEqual({ seq: 3, error: "neither event_json nor event_zstd" })
   })
 
@@ -113,10 +123,46 @@ describe("OpenClaw rows of every kind (pure)", () => {
   it("keeps opaque and reset rows as custom entries (children stay under them), skips rows without ids", () => {
     const rows: Array<OpenClaw.EventRow> = [
       { seq: 0, event: { type: "session", version: 4, id: "s-1", timestamp: "2026-09-01T00:00:00.000Z", cwd: "/w" } },
-      { seq: 1, event: { type: "message", id: "a0000001", parentId: null, timestamp: "2026-09-01T00:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } } },
-      { seq: 2, event: { type: "plugin_note", id: "a0000002", parentId: "a0000001", timestamp: "2026-09-01T00:00:02.000Z", note: 1 } },
-      { seq: 3, event: { type: "message", id: "a0000003", parentId: "a0000002", timestamp: "2026-09-01T00:00:03.000Z", message: { role: "user", content: "again", timestamp: 3 } } },
-      { seq: 4, event: { type: "reset", id: "a0000004", parentId: "a0000003", timestamp: "2026-09-01T00:00:04.000Z", firstKeptEntryId: "a0000003" } },
+      {
+        seq: 1,
+        event: {
+          type: "message",
+          id: "a0000001",
+          parentId: null,
+          timestamp: "2026-09-01T00:00:01.000Z",
+          message: { role: "user", content: "hi", timestamp: 1 }
+        }
+      },
+      {
+        seq: 2,
+        event: {
+          type: "plugin_note",
+          id: "a0000002",
+          parentId: "a0000001",
+          timestamp: "2026-09-01T00:00:02.000Z",
+          note: 1
+        }
+      },
+      {
+        seq: 3,
+        event: {
+          type: "message",
+          id: "a0000003",
+          parentId: "a0000002",
+          timestamp: "2026-09-01T00:00:03.000Z",
+          message: { role: "user", content: "again", timestamp: 3 }
+        }
+      },
+      {
+        seq: 4,
+        event: {
+          type: "reset",
+          id: "a0000004",
+          parentId: "a0000003",
+          timestamp: "2026-09-01T00:00:04.000Z",
+          firstKeptEntryId: "a0000003"
+        }
+      },
       { seq: 5, event: { type: "message", parentId: "a0000004" } },
       { seq: 6, error: "unreadable event: bad" }
     ]

@@ -63,11 +63,17 @@ export const importCommand: CliCommand = Command.make(
           }${r.parentSessionId === undefined ? "" : ` (subagent of ${r.parentSessionId})`}`
         ))
         for (const r of outcome.reports) {
-          for (const s of r.skipped) yield* Output.note(`${r.from}:${s.line}: skipped: ${s.reason}`)
-          for (const w of r.warnings) yield* Output.note(`${r.from}: ${w}`)
+          for (const s of r.skipped) {
+            yield* Output.note(`${r.from}:${s.line}: skipped: ${s.reason}`)
+          }
+          for (const w of r.warnings) {
+            yield* Output.note(`${r.from}: ${w}`)
+          }
         }
       }
-      for (const f of outcome.failures) yield* Output.note(`branchlog: ${f.path}: ${f.error.message}`)
+      for (const f of outcome.failures) {
+        yield* Output.note(`branchlog: ${f.path}: ${f.error.message}`)
+      }
       if (outcome.failures.length > 0) {
         return yield* new ProblemsFound({ files: outcome.failures.length, problems: outcome.failures.length })
       }

@@ -84,8 +84,8 @@ const section = (entry: Entry.Entry): string => {
 export const render = (title: string, branch: ReadonlyArray<Entry.Entry>): string => {
   const origin = provenanceLine(branch)
   return visible(
-    `# ${inline(title)}\n\n${origin === undefined ? "" : `${inline(origin)}\n\n`}${branch.length} entries on the current branch.\n\n${
-      branch.map(section).join("\n\n")
-    }\n`
+    `# ${inline(title)}\n\n${
+      origin === undefined ? "" : `${inline(origin)}\n\n`
+    }${branch.length} entries on the current branch.\n\n${branch.map(section).join("\n\n")}\n`
   )
 }

@@ -10,9 +10,9 @@ export const provenanceLine = (entries: Iterable<Entry.Entry>): string | undefin
     if (entry.type !== "custom" || entry.customType !== PROVENANCE_TYPE) continue
     const data = (typeof entry.data === "object" && entry.data !== null ? entry.data : {}) as Record<string, unknown>
     const version = typeof data.formatVersion === "string" ? ` ${data.formatVersion}` : ""
-    return `Imported from ${String(data.format ?? "an unknown format")}${version}: ${String(data.source ?? "an unknown source")}${
-      typeof data.sourceSessionId === "string" ? ` (session ${data.sourceSessionId})` : ""
-    }`
+    return `Imported from ${String(data.format ?? "an unknown format")}${version}: ${
+      String(data.source ?? "an unknown source")
+    }${typeof data.sourceSessionId === "string" ? ` (session ${data.sourceSessionId})` : ""}`
   }
   return undefined
 }

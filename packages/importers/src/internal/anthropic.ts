@@ -70,7 +70,9 @@ export const assistantBlocks = (
         } as AssistantBlock)
         break
       case "redacted_thinking":
-        blocks.push({ type: "thinking", thinking: "", redacted: true, thinkingSignature: str(block.data) ?? "" } as AssistantBlock)
+        blocks.push(
+          { type: "thinking", thinking: "", redacted: true, thinkingSignature: str(block.data) ?? "" } as AssistantBlock
+        )
         break
       case "tool_use":
       case "server_tool_use":

@@ -116,7 +116,7 @@ export class SessionBuilder {
         const parent = parentOf.get(node.key) ?? null
         entries.push(node.make!(this.ids.idOf(node.key), parent === null ? rootId : this.ids.idOf(parent)))
         const later = waiting.get(node.key)
-        if (later !== undefined) for (let i = later.length - 1; i >= 0; i--) stack.push(later[i]!)
+        if (later !== undefined) { for (let i = later.length - 1; i >= 0; i--) stack.push(later[i]!) }
       }
     }
     for (const node of kept) {

@@ -8,15 +8,18 @@
 import type { Entry } from "@branchlog/session-core"
 import { FileSnapshot, IdSource, SessionManager } from "@branchlog/session-store"
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { randomUUID } from "node:crypto"
-import { DestinationError } from "../ImportError.js"
 import type { ImportedSession } from "../ImportedSession.js"
+import { DestinationError } from "../ImportError.js"
 
 /** Where one session goes: a file, or a session folder (the file named as branchlog names it). */
-export type Target = { readonly _tag: "File"; readonly path: string } | { readonly _tag: "Folder"; readonly dir: string }
+export type Target = { readonly _tag: "File"; readonly path: string } | {
+  readonly _tag: "Folder"
+  readonly dir: string
+}
 
 /** What writing did. */
 export interface Written {
@@ -105,7 +108,10 @@ const destination = (session: ImportedSession, target: Target, parentFile: strin
       return m
     }
     const m = yield* SessionManager.create(session.cwd, target.dir)
-    const file = yield* m.newSession({ id: session.sessionId, ...(parentFile === undefined ? {} : { parentSession: parentFile }) })
+    const file = yield* m.newSession({
+      id: session.sessionId,
+      ...(parentFile === undefined ? {} : { parentSession: parentFile })
+    })
     if (file !== undefined && (yield* exists(file))) {
       return yield* SessionManager.open(file, target.dir, session.cwd, { cache: false })
     }
@@ -147,7 +153,9 @@ export const write = (
             Effect.as(
               Effect.sync(() =>
                 warnings.push(
-                  `entry ${entry.id} (${entry.type}) not written: ${String((error as { message?: string })?.message ?? error)}`
+                  `entry ${entry.id} (${entry.type}) not written: ${
+                    String((error as { message?: string })?.message ?? error)
+                  }`
                 )
               ),
               undefined
@@ -155,7 +163,9 @@ export const write = (
           )
         )
         if (id === undefined) continue
-        if (id !== entry.id) warnings.push(`entry ${entry.id} was written as ${id} (the id was taken in the destination)`)
+        if (id !== entry.id) {
+          warnings.push(`entry ${entry.id} was written as ${id} (the id was taken in the destination)`)
+        }
         written++
       }
       if (session.leafId !== null && m.getLeafId() !== session.leafId && m.getEntry(session.leafId) !== undefined) {

@@ -15,7 +15,13 @@ export const fixtures = join(import.meta.dirname, "..", "fixtures")
 export const samples = {
   claudeV1: join(fixtures, "claude-code", "v1-sidechain-rewind.jsonl"),
   claudeV2: join(fixtures, "claude-code", "7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b.jsonl"),
-  claudeV2Agent: join(fixtures, "claude-code", "7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b", "subagents", "agent-a7f3c21.jsonl"),
+  claudeV2Agent: join(
+    fixtures,
+    "claude-code",
+    "7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b",
+    "subagents",
+    "agent-a7f3c21.jsonl"
+  ),
   codex: join(fixtures, "codex", "rollout-2025-11-03T08-00-00-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"),
   codexLegacy: join(fixtures, "codex", "rollout-2025-05-07T17-24-21-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"),
   openclaw: join(fixtures, "openclaw", "openclaw-agent.sqlite")
@@ -26,7 +32,8 @@ export const claude = (path: string, options: Partial<ClaudeCode.ConvertOptions>
   ClaudeCode.convert(splitLines(readFileSync(path)), { source: path, fallbackSessionId: "fallback", ...options })
 
 /** Converts a Codex sample (pure, after reading it). */
-export const codex = (path: string) => Codex.convert(splitLines(readFileSync(path)), { source: path, fallbackSessionId: "fallback" })
+export const codex = (path: string) =>
+  Codex.convert(splitLines(readFileSync(path)), { source: path, fallbackSessionId: "fallback" })
 
 /** The session's state, as a file of its header and entries would load. */
 export const stateOf = (session: ImportedSession) => {
@@ -38,7 +45,8 @@ export const stateOf = (session: ImportedSession) => {
 }
 
 /** The LLM context at the session's leaf. */
-export const contextOf = (session: ImportedSession) => SessionContext.buildSessionContext(stateOf(session), session.leafId)
+export const contextOf = (session: ImportedSession) =>
+  SessionContext.buildSessionContext(stateOf(session), session.leafId)
 
 /** The messages of the entries. */
 export const messages = (entries: ReadonlyArray<Entry.Entry>): Array<AgentMessage.AgentMessage> =>
