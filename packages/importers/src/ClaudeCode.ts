@@ -66,6 +66,16 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
   for (const l of lines) if (l._tag === "Bad") main.skip({ line: l.line, offset: l.offset, reason: l.reason })
   const first = records.find((r) => typeof r.value.sessionId === "string")?.value
   const sourceSessionId = str(first?.sessionId) ?? options.fallbackSessionId
+  // a subagent's own file (2.0.x wrote `agent-<id>.jsonl` beside the sessions): every conversation
+  // record is a sidechain, and its sessionId is the parent session's
+  const conversation = records.filter((r) => r.value.type === "user" || r.value.type === "assistant")
+  if (
+    options.subagentOf === undefined && conversation.length > 0 &&
+    conversation.every((r) => r.value.isSidechain === true)
+  ) {
+    const agentId = str(conversation[0]!.value.agentId) ?? options.fallbackSessionId.replace(/^agent-/, "")
+    return convert(lines, { ...options, subagentOf: { parentSessionId: sourceSessionId, agentId } })
+  }
   const sessionId = options.subagentOf === undefined
     ? sourceSessionId
     : `${options.subagentOf.parentSessionId}-agent-${options.subagentOf.agentId}`

@@ -98,7 +98,10 @@ export const convertFile = (
 ): Effect.Effect<Array<ImportedSession>, ImportError, TranscriptFile.TranscriptFile> =>
   Effect.gen(function*() {
     const head = yield* readAll(path, Detect.HEAD_BYTES)
-    const found = format === "auto" ? Detect.detect(head) : format
+    // a first record longer than the head (a pasted image) leaves nothing to detect from: read on
+    const found = format !== "auto"
+      ? format
+      : Detect.detect(head) ?? (head.length >= Detect.HEAD_BYTES ? Detect.detect(yield* readAll(path)) : undefined)
     if (found === undefined) {
       return yield* new UnknownFormat({
         path,
@@ -183,7 +186,9 @@ const targetOf = (session: ImportedSession, out: string | undefined, main: boole
 /** Writes converted sessions (mains before their subagents); returns a report per session. */
 export const writeSessions = (
   sessions: ReadonlyArray<ImportedSession>,
-  out?: string
+  out?: string,
+  /** The files of sessions written before (a folder's), by session id: a subagent's parent may be among them. */
+  fileOf: Map<string, string> = new Map()
 ): Effect.Effect<Array<Report>, DestinationError, Requirements> =>
   Effect.gen(function*() {
     const mains = sessions.filter((s) => s.parentSessionId === undefined)
@@ -193,10 +198,10 @@ export const writeSessions = (
         reason: `the source holds ${mains.length} sessions: give a folder`
       })
     }
-    const fileOf = new Map<string, string>()
     const reports: Array<Report> = []
     for (const session of sessions) {
       const parentFile = session.parentSessionId === undefined ? undefined : fileOf.get(session.parentSessionId)
+      const orphan = session.parentSessionId !== undefined && parentFile === undefined
       const target = yield* targetOf(session, out, session.parentSessionId === undefined)
       const written = yield* write(session, target, parentFile)
       fileOf.set(session.sessionId, written.file)
@@ -215,6 +220,9 @@ export const writeSessions = (
           ...written.warnings,
           ...(written.present > 0
             ? [`${written.present} entries were already in ${written.file} (not written again)`]
+            : []),
+          ...(orphan
+            ? [`its parent session ${session.parentSessionId} was not imported with it: no parentSession in the header`]
             : [])
         ],
         ...(session.parentSessionId === undefined ? {} : { parentSessionId: session.parentSessionId })
@@ -252,13 +260,18 @@ export const importSource = (src: string, options: Options = {}): Effect.Effect<
         reason: "a folder is imported into a folder, not into one file"
       })
     }
-    const paths = yield* sourcesIn(src)
+    // main sessions before subagents' own files (`agent-*.jsonl`), so these find their parent
+    const paths = (yield* sourcesIn(src)).sort((a, b) =>
+      Number(nodePath.basename(a).startsWith("agent-")) - Number(nodePath.basename(b).startsWith("agent-")) ||
+      (a < b ? -1 : a > b ? 1 : 0)
+    )
+    const fileOf = new Map<string, string>()
     const reports: Array<Report> = []
     const failures: Array<Failure> = []
     for (let i = 0; i < paths.length; i++) {
       const path = paths[i]!
       const result = yield* Effect.either(
-        Effect.flatMap(convertFile(path, format), (s) => writeSessions(s, options.out))
+        Effect.flatMap(convertFile(path, format), (s) => writeSessions(s, options.out, fileOf))
       )
       if (result._tag === "Right") reports.push(...result.right)
       else failures.push({ path, error: result.left })

@@ -142,6 +142,14 @@ describe("Claude Code subagent files and odd input", () => {
     expect(toolIds(agent!.entries)).toEqual({ calls: ["toolu_02Glob"], results: ["toolu_02Glob"] })
   })
 
+  it("takes a file whose conversation is all sidechain (2.0.x's agent-<id>.jsonl beside the sessions) as a subagent's", () => {
+    const [agent, ...rest] = claude(samples.claudeV2Agent, { fallbackSessionId: "agent-a7f3c21" })
+    expect(rest).toEqual([])
+    expect(agent!.parentSessionId).toBe("7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b")
+    expect(agent!.sessionId).toBe("7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b-agent-a7f3c21")
+    expect(messages(agent!.entries)).toHaveLength(4)
+  })
+
   it("never throws on records of unexpected shapes", () => {
     const text = [
       "[1,2]",

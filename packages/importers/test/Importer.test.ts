@@ -244,6 +244,39 @@ describe("an OpenClaw database, folders, errors", () => {
     expect(seen).toEqual([1, 2, 3, 4, 5])
   })
 
+  it("links a subagent's file beside the sessions (2.0.x layout) to its main session, whatever the file order", async () => {
+    const dir = fresh()
+    cpSync(samples.claudeV2, join(dir, "7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b.jsonl"))
+    cpSync(samples.claudeV2Agent, join(dir, "agent-a7f3c21.jsonl"))
+    const outcome = await run(Importer.importSource(dir, { out: fresh() }))
+    expect(outcome.failures).toEqual([])
+    const [main, agent] = outcome.reports
+    expect(agent!.parentSessionId).toBe(main!.sessionId)
+    expect((await open(agent!.to)).getHeader()!.parentSession).toBe(main!.to)
+  })
+
+  it("detects a transcript whose first record is longer than the bytes detection reads (a pasted image)", async () => {
+    const src = fresh() + ".jsonl"
+    const big = {
+      type: "user",
+      uuid: "e5000000-0000-4000-8000-000000000001",
+      parentUuid: null,
+      sessionId: "big-1",
+      cwd: "/w",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: {
+        role: "user",
+        content: [{ type: "text", text: "look" }, {
+          type: "image",
+          source: { type: "base64", media_type: "image/png", data: "A".repeat(400_000) }
+        }]
+      }
+    }
+    writeFileSync(src, JSON.stringify(big) + "\n")
+    const outcome = await importInto(src, fresh())
+    expect(outcome.reports[0]).toMatchObject({ format: "claude-code", sessionId: "big-1", entries: 1 })
+  })
+
   it("names the path in its errors: missing source, unknown format, a wrong --format", async () => {
     const failure = (src: string, out: string, format: Importer.Options["format"] = "auto") =>
       run(Effect.flip(Importer.importSource(src, { out, format })))
