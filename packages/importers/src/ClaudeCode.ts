@@ -81,6 +81,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
     : `${options.subagentOf.parentSessionId}-agent-${options.subagentOf.agentId}`
   const toolNames = new Map<string, string>()
   const seenToolIds = new Set<string>()
+  const blocksOf = new Map<string, Set<string>>()
   const sidechains = new Map<string, Sidechain>()
   const sidechainOf = new Map<string, Sidechain>()
   const summaries: Array<{ summary: string; leafUuid: string | undefined }> = []
@@ -161,12 +162,31 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
         continue
       }
       if (type === "assistant") {
-        const { blocks, duplicates, other } = Anthropic.assistantBlocks(message.content, seenToolIds)
-        if (duplicates > 0) b.count("repeated tool calls (same id)")
+        const mapped = Anthropic.assistantBlocks(message.content, seenToolIds)
+        const { other } = mapped
+        let { duplicates } = mapped
+        // a line that repeats blocks an earlier line of the same API message wrote (versions that
+        // write the message so far on each line) keeps only its new ones
+        const messageId = str(message.id)
+        let blocks = mapped.blocks
+        if (messageId !== undefined) {
+          const seen = blocksOf.get(messageId) ?? new Set<string>()
+          blocksOf.set(messageId, seen)
+          blocks = blocks.filter((block) => {
+            const text = JSON.stringify(block)
+            if (block.type !== "toolCall" && seen.has(text)) {
+              duplicates++
+              return false
+            }
+            seen.add(text)
+            return true
+          })
+        }
+        if (duplicates > 0) b.count("repeated content blocks (same API message)", duplicates)
         if (other > 0) b.count("assistant content blocks of other types (kept as a note)")
         for (const block of blocks) if (block.type === "toolCall") toolNames.set(block.id, block.name)
         if (blocks.length === 0 && duplicates > 0) {
-          b.drop(uuid, parentUuid, "assistant lines that only repeated tool calls")
+          b.drop(uuid, parentUuid, "assistant lines that only repeated earlier content")
           continue
         }
         const hasCall = blocks.some((block) => block.type === "toolCall")

@@ -125,7 +125,7 @@ describe("Claude Code 2.1.x (split lines, parallel tools, compaction, torn tail)
       "dropped 1 file-history-snapshot records",
       "dropped 1 queue-operation records",
       "dropped 1 system records (stop_hook_summary)",
-      "dropped 1 repeated tool calls (same id)"
+      "dropped 1 repeated content blocks (same API message)"
     ]))
   })
 
@@ -148,6 +148,30 @@ describe("Claude Code subagent files and odd input", () => {
     expect(agent!.parentSessionId).toBe("7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b")
     expect(agent!.sessionId).toBe("7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b-agent-a7f3c21")
     expect(messages(agent!.entries)).toHaveLength(4)
+  })
+
+  it("keeps only the new blocks of a line that repeats its API message so far (cumulative lines)", () => {
+    const base = { type: "assistant", sessionId: "s", cwd: "/w", timestamp: "2026-01-01T00:00:00.000Z" }
+    const msg = (content: Array<unknown>) => ({ id: "msg_X", role: "assistant", model: "m", content })
+    const text = { type: "text", text: "Reading both files." }
+    const call = (id: string) => ({ type: "tool_use", id, name: "Read", input: { file_path: id } })
+    const lines = [
+      { ...base, type: "user", uuid: "u0", parentUuid: null, message: { role: "user", content: "go" } },
+      { ...base, uuid: "u1", parentUuid: "u0", message: msg([text]) },
+      { ...base, uuid: "u2", parentUuid: "u1", message: msg([text, call("t1")]) },
+      { ...base, uuid: "u3", parentUuid: "u2", message: msg([text, call("t1"), call("t2")]) }
+    ].map((l) => JSON.stringify(l)).join("\n")
+    const [s] = ClaudeCode.convert(splitLines(new TextEncoder().encode(lines)), {
+      source: "x",
+      fallbackSessionId: "fb"
+    })
+    const assistants = messages(s!.entries).filter((m) => m.role === "assistant") as Array<
+      AgentMessage.AssistantMessage
+    >
+    expect(assistants.map((m) => m.content.map((b) => b.type === "toolCall" ? b.id : b.type))).toEqual([["text"], [
+      "t1"
+    ], ["t2"]])
+    expect(s!.warnings).toContain("dropped 3 repeated content blocks (same API message)")
   })
 
   it("never throws on records of unexpected shapes", () => {

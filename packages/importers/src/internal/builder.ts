@@ -52,8 +52,8 @@ export class SessionBuilder {
   }
 
   /** Counts a record left out that has no link to keep. */
-  count(what: string): void {
-    this.dropped.set(what, (this.dropped.get(what) ?? 0) + 1)
+  count(what: string, n = 1): void {
+    this.dropped.set(what, (this.dropped.get(what) ?? 0) + n)
   }
 
   /** Skips a source line (unknown type, not a record), with its reason. */
