@@ -85,6 +85,11 @@ describe("branchlog import (a real process over real files)", () => {
     const md = join(fresh() + ".md")
     expect((await runProcess(["export", report.to, "--md", md])).code).toBe(0)
     expect(readFileSync(md, "utf8")).toContain("Imported from codex 0\\.63\\.0\\:")
+    const html = join(fresh() + ".html")
+    expect((await runProcess(["export", report.to, "--html", html])).code).toBe(0)
+    expect(readFileSync(html, "utf8")).toContain(
+      `<p class="meta provenance">Imported from codex 0.63.0: ${file} (session 019a2d7a-41c4-78b1-b7cc-a45d62a89cd5)</p>`
+    )
   })
 
   it("imports an OpenClaw agent database (an array: one object per session), leaving its folder as it was", async () => {
