@@ -220,6 +220,20 @@ describe("an OpenClaw database, folders, errors", () => {
     expect(again.reports.map((r) => r.to)).toEqual(outcome.reports.map((r) => r.to))
   })
 
+  it("imports OpenClaw's own native sessions: the written session's context is what OpenClaw shows", async () => {
+    const src = copyOf(join(dirname(samples.openclaw), "native-agent.sqlite"))
+    const want = JSON.parse(readFileSync(join(dirname(samples.openclaw), "native.expected.json"), "utf8")).sessions
+    const outcome = await importInto(src, fresh())
+    expect(outcome.reports.map((r) => r.sessionId)).toEqual(want.map((w: { sessionId: string }) => w.sessionId))
+    for (const [i, report] of outcome.reports.entries()) {
+      const session = await open(report.to)
+      expect(Diagnostics.diagnose(session.getState())).toEqual([])
+      expect(JSON.parse(JSON.stringify(session.buildSessionContext().messages))).toEqual(
+        want[i].visible.map((v: { message: unknown }) => v.message)
+      )
+    }
+  })
+
   it("imports a folder of mixed sources, listing the files it cannot read", async () => {
     const dir = fresh()
     cpSync(dirname(samples.claudeV2), join(dir, "claude"), { recursive: true })

@@ -183,3 +183,42 @@ describe("OpenClaw rows of every kind (pure)", () => {
     expect(session.leafId).toBe("a0000004")
   })
 })
+
+describe("sessions written by OpenClaw 2026.9.6's own session API (version 4, UUID entry ids)", () => {
+  const path = join(fixtures, "openclaw", "native-agent.sqlite")
+  interface Visible {
+    readonly entryId: string
+    readonly parentId: string | null
+    readonly message: unknown
+  }
+  const want: ReadonlyArray<{ sessionId: string; visible: ReadonlyArray<Visible> }> =
+    JSON.parse(readFileSync(join(fixtures, "openclaw", "native.expected.json"), "utf8")).sessions
+  const read = Effect.runSync(OpenClawDatabase.read(path))
+  const imported = read.map((s) =>
+    OpenClaw.convert(s.rows, {
+      source: path,
+      sessionId: s.sessionId,
+      leafEventId: s.leafEventId ?? null,
+      ...(s.activeLeafSeq === undefined ? {} : { activeLeafSeq: s.activeLeafSeq })
+    })
+  )
+
+  for (const expected of want) {
+    it(`${expected.sessionId}: the context is what OpenClaw reads back as visible, ids their first 8 hex characters`, () => {
+      const session = imported.find((s) => s.sessionId === expected.sessionId)!
+      expect(session.provenance.formatVersion).toBe("session v4")
+      expect(session.skipped).toEqual([])
+      const context = JSON.parse(JSON.stringify(contextOf(session)))
+      expect(context.messages).toEqual(expected.visible.map((v) => v.message))
+      const path = Tree.getBranch(stateOf(session), session.leafId).slice(1)
+      expect(path.map((e) => e.id)).toEqual(expected.visible.map((v) => v.entryId.slice(0, 8)))
+    })
+  }
+
+  it("keeps the branch OpenClaw did not show (the abandoned continuation)", () => {
+    const session = imported.find((s) => s.sessionId.endsWith("a0002"))!
+    const texts = session.entries.flatMap((e) => e.type === "message" ? [JSON.stringify((e.message as { content?: unknown }).content)] : [])
+    expect(texts).toHaveLength(6)
+    expect(texts.some((t) => t.includes("101."))).toBe(true)
+  })
+})
