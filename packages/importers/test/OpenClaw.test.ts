@@ -217,7 +217,9 @@ describe("sessions written by OpenClaw 2026.9.6's own session API (version 4, UU
 
   it("keeps the branch OpenClaw did not show (the abandoned continuation)", () => {
     const session = imported.find((s) => s.sessionId.endsWith("a0002"))!
-    const texts = session.entries.flatMap((e) => e.type === "message" ? [JSON.stringify((e.message as { content?: unknown }).content)] : [])
+    const texts = session.entries.flatMap((e) =>
+      e.type === "message" ? [JSON.stringify((e.message as { content?: unknown }).content)] : []
+    )
     expect(texts).toHaveLength(6)
     expect(texts.some((t) => t.includes("101."))).toBe(true)
   })
