@@ -130,7 +130,16 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
         const meta = isObject(r.compactMetadata) ? r.compactMetadata : {}
         const held = { summary: str(r.content) ?? "" }
         compactions.set(uuid, held)
-        const logical = str(r.logicalParentUuid) ?? parentUuid
+        // a partial compaction (2.1.x) keeps a segment: the compaction goes after the segment's
+        // anchor and the segment's first message after the compaction, so the context is the
+        // summary, the kept segment, then what follows
+        const preserved = isObject(meta.preservedMessages) ? meta.preservedMessages : {}
+        const segment = Array.isArray(preserved.uuids)
+          ? preserved.uuids.filter((u): u is string => typeof u === "string")
+          : []
+        const anchor = str(preserved.anchorUuid)
+        const logical = segment.length > 0 && anchor !== undefined ? anchor : str(r.logicalParentUuid) ?? parentUuid
+        if (segment.length > 0 && anchor !== undefined) b.reparent(segment[0]!, uuid)
         b.keep(uuid, logical, (id, parentId): Entry.CompactionEntry => ({
           type: "compaction",
           id,
@@ -142,7 +151,8 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
           details: {
             source: "claude-code",
             ...(typeof meta.trigger === "string" ? { trigger: meta.trigger } : {}),
-            ...(logical === null ? {} : { logicalParentUuid: logical })
+            ...(str(r.logicalParentUuid) === undefined ? {} : { logicalParentUuid: str(r.logicalParentUuid) }),
+            ...(segment.length > 0 ? { preservedMessages: segment } : {})
           }
         }))
         kept = uuid

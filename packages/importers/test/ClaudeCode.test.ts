@@ -174,6 +174,50 @@ describe("Claude Code subagent files and odd input", () => {
     expect(s!.warnings).toContain("dropped 3 repeated content blocks (same API message)")
   })
 
+  it("places a partial compaction (preservedMessages) between the kept segment's anchor and the segment", () => {
+    const rec = (type: string, uuid: string, parentUuid: string | null, text: string, extra = {}) => ({
+      type,
+      uuid,
+      parentUuid,
+      sessionId: "s",
+      cwd: "/w",
+      timestamp: "2026-06-07T05:00:00.000Z",
+      message: type === "user"
+        ? { role: "user", content: text }
+        : { id: `m-${uuid}`, role: "assistant", model: "m", content: [{ type: "text", text }] },
+      ...extra
+    })
+    const lines = [
+      rec("user", "u0", null, "dropped prompt"),
+      rec("assistant", "a0", "u0", "dropped reply"),
+      rec("user", "k1", "a0", "kept prompt"),
+      {
+        type: "system",
+        subtype: "compact_boundary",
+        uuid: "b1",
+        parentUuid: null,
+        timestamp: "2026-06-07T05:02:00.000Z",
+        compactMetadata: { trigger: "auto", preTokens: 900, preservedMessages: { anchorUuid: "a0", uuids: ["k1"] } }
+      },
+      rec("user", "cs1", "b1", "the summary", { isCompactSummary: true }),
+      rec("user", "u1", "k1", "new prompt")
+    ].map((l) => JSON.stringify(l)).join("\n")
+    const [s] = ClaudeCode.convert(splitLines(new TextEncoder().encode(lines)), {
+      source: "x",
+      fallbackSessionId: "fb"
+    })
+    const context = contextOf(s!)
+    expect(
+      context.messages.map((m) =>
+        m.role === "compactionSummary" ? (m as { summary: string }).summary : textOf(m as AgentMessage.AgentMessage)
+      )
+    ).toEqual([
+      "the summary",
+      "kept prompt",
+      "new prompt"
+    ])
+  })
+
   it("never throws on records of unexpected shapes", () => {
     const text = [
       "[1,2]",

@@ -25,6 +25,7 @@ export class SessionBuilder {
   readonly skipped: Array<Skipped> = []
   readonly warnings: Array<string> = []
   private readonly nodes: Array<Node> = []
+  private readonly parentOverride = new Map<string, string>()
   private readonly byKey = new Map<string, Node>()
   private readonly dropped = new Map<string, number>()
   private outside = 0
@@ -41,6 +42,11 @@ export class SessionBuilder {
     this.nodes.push(node)
     this.byKey.set(key, node)
     return true
+  }
+
+  /** Hangs the record `key` (kept before or after this call) under `parentKey` instead of its own parent. */
+  reparent(key: string, parentKey: string): void {
+    this.parentOverride.set(key, parentKey)
   }
 
   /** Passes over a record that is not conversation, keeping its link; counted under `what`. */
@@ -102,7 +108,7 @@ export class SessionBuilder {
     }
     const parentOf = new Map<string, string | null>()
     const kept = this.nodes.filter((node) => node.make !== undefined)
-    for (const node of kept) parentOf.set(node.key, this.resolve(node.parentKey))
+    for (const node of kept) parentOf.set(node.key, this.resolve(this.parentOverride.get(node.key) ?? node.parentKey))
     // file order, except that a record before its parent waits for it (iterative, any depth)
     const entries: Array<Entry.Entry> = [provenance]
     const emitted = new Set<string>()
