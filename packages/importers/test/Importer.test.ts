@@ -169,6 +169,13 @@ describe("importing each sample into a folder", () => {
     expect(textOf(session.buildSessionContext().messages.at(-1) as AgentMessage.AgentMessage)).toContain(
       "Here is src/cart.ts"
     )
+    // again into the same file: nothing written; another session into it: refused, the file kept
+    const bytes = readFileSync(file)
+    await importInto(src, file)
+    expect(readFileSync(file)).toEqual(bytes)
+    const refused = await run(Effect.flip(Importer.importSource(copyOf(samples.codex), { out: file })))
+    expect(refused).toMatchObject({ _tag: "DestinationError", path: file })
+    expect(readFileSync(file)).toEqual(bytes)
   })
 })
 

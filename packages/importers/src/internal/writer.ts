@@ -105,6 +105,12 @@ const destination = (session: ImportedSession, target: Target, parentFile: strin
       const fresh = !(yield* exists(target.path))
       const m = yield* SessionManager.open(target.path, undefined, session.cwd, { cache: false })
       if (fresh || m.getEntries().length === 0) yield* m.setIdentity({ sessionId: session.sessionId, cwd: session.cwd })
+      else if (m.getSessionId() !== session.sessionId) {
+        return yield* new DestinationError({
+          path: target.path,
+          reason: `holds session ${m.getSessionId()}, not ${session.sessionId}: import into another file or a folder`
+        })
+      }
       return m
     }
     const m = yield* SessionManager.create(session.cwd, target.dir)
