@@ -45,7 +45,8 @@ const subcommands: ReadonlyArray<readonly [name: string, load: () => Promise<Cli
   ["fsck", () => import("./commands/fsck.js").then((m) => m.fsck)],
   ["repair", () => import("./commands/fsck.js").then((m) => m.repair)],
   ["migrate", () => import("./commands/fsck.js").then((m) => m.migrate)],
-  ["export", () => import("./commands/export.js").then((m) => m.exportCommand)]
+  ["export", () => import("./commands/export.js").then((m) => m.exportCommand)],
+  ["import", () => import("./commands/import.js").then((m) => m.importCommand)]
 ]
 
 /**
