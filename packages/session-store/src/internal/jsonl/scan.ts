@@ -11,8 +11,15 @@ import * as Option from "effect/Option"
 import type * as FileSnapshot from "../../FileSnapshot.js"
 import * as OversizedLine from "../../OversizedLine.js"
 import type { FileSystemError, NotRegularFileError } from "../../StoreError.js"
-import type { CorruptReport, OversizedReport, Services } from "./core.js"
-import { isAssistant, rowId } from "./core.js"
+import type { TranscriptFileShape } from "../../TranscriptFile.js"
+import type { CorruptReport, OversizedReport } from "../../TranscriptStore.js"
+import { isAssistant, rowId } from "../store/rows.js"
+
+/** The file-level services a scan reads through. */
+export interface Services {
+  readonly files: TranscriptFileShape
+  readonly snapshots: FileSnapshot.FileSnapshotShape
+}
 
 /** What one pass found. */
 export interface Scan {
