@@ -17,6 +17,8 @@ import * as OversizedLine from "./OversizedLine.js"
 import * as SessionFiles from "./SessionFiles.js"
 import type { FileSystemError } from "./StoreError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
+import type { ListQuery, SessionSummary, StoreFailure } from "./TranscriptStore.js"
+import { TranscriptStore } from "./TranscriptStore.js"
 
 /** What `list` tells about one session file. */
 export interface SessionInfo {
@@ -268,3 +270,10 @@ export const findMostRecent = (dir: string): Effect.Effect<Option.Option<string>
     }
     return Option.none<string>()
   }).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+
+/**
+ * The sessions of the `TranscriptStore` in context (any backend): one location's (files: a
+ * folder) or all of them, newest first, each with its reference.
+ */
+export const listStore = (query: ListQuery = {}): Effect.Effect<Array<SessionSummary>, StoreFailure, TranscriptStore> =>
+  Effect.flatMap(TranscriptStore, (store) => store.list(query))

@@ -261,7 +261,7 @@ const make = (core: Core): SessionManager => {
     appendLabelChange: (targetId, label) => Appends.appendLabelChange(core, targetId, label),
     appendSessionInfo: (name) => Appends.appendSessionInfo(core, name),
     branch: (id) => Branching.moveLeaf(core, id, "branch"),
-    resetLeaf: () => Branching.moveLeaf(core, null, "resetLeaf") as Effect.Effect<void, WriteError>,
+    resetLeaf: () => Branching.resetLeaf(core),
     branchWithSummary: (fromId, summary, details, fromHook, usage) =>
       Branching.branchWithSummary(core, fromId, summary, details, fromHook, usage),
     createBranchedSession: (leafId) => Branching.createBranchedSession(core, leafId),

@@ -49,6 +49,16 @@ export const moveLeaf = (
     return Effect.asVoid(commit(core, (now) => controlTo(core, id, now, new Set()), { operation }))
   })
 
+/** `resetLeaf`: the leaf before the first entry (the next append is a new root); persisted as a leaf control. */
+export const resetLeaf = (core: Core): Effect.Effect<void, WriteError> =>
+  Effect.suspend((): Effect.Effect<void, WriteError> => {
+    if (!writesControls(core)) {
+      SessionState.navigate(core.state, null)
+      return Effect.void
+    }
+    return Effect.asVoid(commit(core, (now) => controlTo(core, null, now, new Set()), { operation: "resetLeaf" }))
+  })
+
 /**
  * `branchWithSummary(fromId | null, summary, details?, fromHook?, usage?)`: returns the summary's id.
  * `usage` (the summarising call's) is stored before `fromHook`, where pi 1.6 puts it.

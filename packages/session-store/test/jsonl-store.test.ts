@@ -1,0 +1,84 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll } from "vitest"
+import * as SessionCatalog from "../src/SessionCatalog.js"
+import * as SessionManager from "../src/SessionManager.js"
+import * as SessionRef from "../src/SessionRef.js"
+import * as SessionStore from "../src/SessionStore.js"
+import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
+import { TranscriptStore } from "../src/TranscriptStore.js"
+import { assistant, entryLine, headerLine, user } from "./support/messages.js"
+
+afterAll(cleanupTempRoots)
+
+describe("JsonlStore, the file backend of TranscriptStore (real files)", () => {
+  it.effect("load, changes since a cursor, and appends that check the cursor", () =>
+    Effect.gen(function*() {
+      const store = yield* TranscriptStore
+      const dir = tempDir()
+      const file = path.join(dir, "s.jsonl")
+      fs.writeFileSync(file, headerLine("s1", "/p") + "\n" + entryLine("a0000001", null, user("u")) + "\n")
+      const ref = yield* store.resolve(SessionRef.file(file))
+      const loaded = yield* store.load(ref, { cwd: "/p" })
+      expect(loaded).toMatchObject({ exists: true, end: { line: 2 }, tailId: "a0000001", hasAssistant: false })
+      expect(yield* store.changes(ref, loaded.cursor!)).toEqual({ _tag: "Unchanged" })
+      const foreign = entryLine("a0000002", "a0000001", assistant("a"))
+      fs.appendFileSync(file, foreign + "\n")
+      const change = yield* store.changes(ref, loaded.cursor!)
+      expect(change._tag).toBe("Appended")
+      if (change._tag !== "Appended") return
+      expect(change.rows.map((r) => [r._tag, r.line])).toEqual([["Entry", 3]])
+      // a write with the old cursor is refused; with the new one it lands after the foreign row
+      const stale = yield* Effect.flip(store.exclusive(ref, (held) => held.append(loaded.cursor!, ["{\"x\":1}"])))
+      expect(stale._tag).toBe("StaleCursorError")
+      const appended = yield* store.exclusive(ref, (held) => held.append(change.cursor, ["{\"type\":\"x-ext\"}"]))
+      expect(appended.positions).toEqual([{ line: 4, offset: change.end.offset }])
+      expect(fs.readFileSync(file, "utf8").split("\n")[3]).toBe("{\"type\":\"x-ext\"}")
+      // create refuses a session that has rows
+      const conflict = yield* Effect.flip(store.exclusive(ref, (held) => held.create([headerLine("s2")])))
+      expect(conflict._tag).toBe("SessionFileConflictError")
+      // a replace by rename is `Replaced`, a removal `Missing`
+      fs.writeFileSync(file + ".tmp", headerLine("s1", "/p") + "\n")
+      fs.renameSync(file + ".tmp", file)
+      expect((yield* store.changes(ref, appended.cursor))._tag).toBe("Replaced")
+      fs.rmSync(file)
+      expect((yield* store.changes(ref, appended.cursor))._tag).toBe("Missing")
+    }).pipe(Effect.provide(SessionStore.layerNode)))
+
+  it.effect("lists with summary fields and references, finds the most recent, removes", () =>
+    Effect.gen(function*() {
+      const store = yield* TranscriptStore
+      const dir = tempDir()
+      const a = yield* SessionManager.create("/p", dir, { eagerFlush: true })
+      yield* a.appendMessage(user("question"))
+      const listed = yield* SessionCatalog.listStore({ location: dir })
+      expect(listed.map((s) => [s.id, s.firstMessage, s.ref])).toEqual([
+        [a.getSessionId(), "question", SessionRef.file(a.getSessionFile()!)]
+      ])
+      expect(Option.getOrUndefined(yield* store.mostRecent(dir))).toEqual(SessionRef.file(a.getSessionFile()!))
+      yield* store.remove(a.getSessionRef()!)
+      expect(fs.existsSync(a.getSessionFile()!)).toBe(false)
+      expect((yield* Effect.flip(store.remove(a.getSessionRef()!)))._tag).toBe("SessionNotFoundError")
+      expect((yield* Effect.flip(store.load(SessionRef.memory("x", "y"), { cwd: "/" })))._tag).toBe(
+        "UnsupportedSessionRefError"
+      )
+    }).pipe(Effect.provide(SessionStore.layerNode)))
+
+  it.effect("the cache belongs to the layer: layerNodeWith({cache: {maxEntries: 0}}) never hits", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const sm = yield* SessionManager.create("/p", dir, { eagerFlush: true })
+      yield* sm.appendMessage(user("1"))
+      const file = sm.getSessionFile()!
+      yield* SessionManager.open(file)
+      expect((yield* SessionManager.open(file)).loadReport().fromCache).toBe(false)
+      // with the default bounds, the second open of one layer build is a cache hit
+      const cached = yield* Effect.zipRight(SessionManager.open(file), SessionManager.open(file)).pipe(
+        Effect.provide(SessionStore.layerNode)
+      )
+      expect(cached.loadReport().fromCache).toBe(true)
+    }).pipe(Effect.provide(SessionStore.layerNodeWith({ cache: { maxEntries: 0 } }))))
+})
