@@ -91,8 +91,8 @@ export const make = (options: Options = {}): Effect.Effect<
       mostRecent: (location) =>
         Effect.map(withFiles(SessionCatalog.findMostRecent(location)), Option.map((path) => SessionRef.file(path))),
       remove: (ref) =>
-        Effect.flatMap(fileOf(ref), (f) =>
-          env.locks.withLock(
+        Effect.flatMap(Effect.zip(fileOf(ref), env.locks), ([f, locks]) =>
+          locks.withLock(
             f.path,
             Effect.gen(function*() {
               const exists = yield* env.snapshots.capture(f.path)

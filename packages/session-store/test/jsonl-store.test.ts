@@ -9,6 +9,7 @@ import * as SessionManager from "../src/SessionManager.js"
 import * as SessionRef from "../src/SessionRef.js"
 import * as SessionStore from "../src/SessionStore.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
+import { TranscriptLock } from "../src/TranscriptLock.js"
 import { TranscriptStore } from "../src/TranscriptStore.js"
 import { assistant, entryLine, headerLine, user } from "./support/messages.js"
 
@@ -81,4 +82,23 @@ describe("JsonlStore, the file backend of TranscriptStore (real files)", () => {
       )
       expect(cached.loadReport().fromCache).toBe(true)
     }).pipe(Effect.provide(SessionStore.layerNodeWith({ cache: { maxEntries: 0 } }))))
+
+  it.effect("takes the lock through the TranscriptLock of the caller's context (e.g. the CLI's --lock-timeout)", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const seen: Array<number | undefined> = []
+      const sm = yield* SessionManager.create("/p", dir, { eagerFlush: true })
+      yield* sm.appendMessage(user("1")).pipe(
+        Effect.updateService(TranscriptLock, (lock) => ({
+          ...lock,
+          acquire: (file, options) => {
+            seen.push(options?.timeoutMs ?? -1)
+            return lock.acquire(file, { ...options, timeoutMs: 1234 })
+          }
+        }))
+      )
+      expect(seen).toEqual([-1])
+      yield* sm.appendMessage(user("2"))
+      expect(seen).toHaveLength(1)
+    }).pipe(Effect.provide(SessionStore.layerNode)))
 })

@@ -3,9 +3,12 @@
  * loaded transcripts, and which cursor each file was last written to through this store (so a
  * hold that wrote last can append without re-reading the file's tail).
  */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type * as FileSnapshot from "../../FileSnapshot.js"
 import type * as TranscriptFile from "../../TranscriptFile.js"
-import type * as TranscriptLock from "../../TranscriptLock.js"
+import { TranscriptLock } from "../../TranscriptLock.js"
+import type { TranscriptLockShape } from "../../TranscriptLock.js"
 import type { Cache } from "./cache.js"
 import type { JsonlCursor } from "./cursor.js"
 
@@ -13,7 +16,12 @@ import type { JsonlCursor } from "./cursor.js"
 export interface Env {
   readonly files: TranscriptFile.TranscriptFileShape
   readonly snapshots: FileSnapshot.FileSnapshotShape
-  readonly locks: TranscriptLock.TranscriptLockShape
+  /**
+   * The transcript lock: the one in the caller's context when there is one (so that a caller
+   * adjusting the lock service, e.g. the CLI's `--lock-timeout`, reaches the store), else the
+   * one the store was built with.
+   */
+  readonly locks: Effect.Effect<TranscriptLockShape>
   readonly cache: Cache
   /** The cursor of the last write through this store, by canonical file. */
   readonly lastWrite: Map<string, JsonlCursor>
@@ -23,11 +31,13 @@ export interface Env {
 
 /** A fresh state over these services. */
 export const make = (
-  services: Pick<Env, "files" | "snapshots" | "locks" | "cache">
+  services: Pick<Env, "files" | "snapshots" | "cache"> & { readonly locks: TranscriptLockShape }
 ): Env => {
   const keys = new Map<string, string>()
+  const built = services.locks
   return {
     ...services,
+    locks: Effect.map(Effect.serviceOption(TranscriptLock), Option.getOrElse(() => built)),
     lastWrite: new Map(),
     keyOf: (path) => {
       let key = keys.get(path)

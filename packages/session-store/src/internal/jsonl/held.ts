@@ -105,7 +105,7 @@ export const exclusive = <A, E, R>(
   options: { readonly lock?: TranscriptLock.LockOptions } = {}
 ) =>
   Effect.scoped(
-    Effect.flatMap(env.locks.acquire(ref.path, options.lock), () =>
+    Effect.flatMap(Effect.flatMap(env.locks, (locks) => locks.acquire(ref.path, options.lock)), () =>
       Effect.acquireUseRelease(
         Effect.sync((): HoldState => ({
           wrote: undefined,
@@ -113,7 +113,8 @@ export const exclusive = <A, E, R>(
           verifiedLast: undefined,
           appender: undefined
         })),
-        (hold) => use(makeHeld(env, ref, hold)),
+        (hold) =>
+          use(makeHeld(env, ref, hold)),
         // the held descriptor is closed and the deferred snapshot taken before the lock is let go
         (hold) =>
           Effect.zipRight(

@@ -161,7 +161,8 @@ export const load = (env: Env, path: string, options: LoadOptions) =>
       const { lines, migratedFrom, recovered: rec } = yield* recover(scan.lines, options.cwd)
       return recovered(scan, lines, { migratedFrom, recoveredCorruptHeader: rec })
     }
-    return yield* env.locks.withLock(path, rewriteOnLoad(env, path, scan, options.cwd), options.lock)
+    const locks = yield* env.locks
+    return yield* locks.withLock(path, rewriteOnLoad(env, path, scan, options.cwd), options.lock)
   })
 
 /** Reads the whole file again (recovery and migration in memory only, no cache). */
