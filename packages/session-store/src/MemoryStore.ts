@@ -93,6 +93,7 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
       const loaded: Loaded = {
         exists: true,
         state: folded.state,
+        rows: () => [...lines],
         cursor: cursorOf(key, session),
         end: { line: session.rows.length, offset: session.rows.length },
         tailId: folded.tailId,
@@ -104,6 +105,7 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
     const nothing: Loaded = {
       exists: false,
       state: fold([]).state,
+      rows: () => [],
       cursor: undefined,
       end: { line: 0, offset: 0 },
       tailId: null,

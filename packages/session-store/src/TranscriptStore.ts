@@ -127,8 +127,14 @@ export const emptyReport: LoadReport = {
 export interface Loaded {
   /** `false` when there is no session (or an empty one) there: the caller starts a new one. */
   readonly exists: boolean
-  /** Every row (recovered and migrated when needed), folded; `SessionState.rows` lists them. */
+  /** Every row (recovered and migrated when needed), folded; `SessionState.rows` lists them (blank lines aside). */
   readonly state: SessionState.SessionState
+  /**
+   * Every row in order, blank lines included (a fresh array, built on demand from the state and the
+   * blank lines the store kept): with `report.tornTail` telling whether the last one ended with a
+   * newline, what an exact copy of the session writes (`Line.serialize` of each).
+   */
+  readonly rows: () => Array<Line.ParsedLine>
   /** What the state matches; `undefined` when nothing exists. */
   readonly cursor: Cursor | undefined
   /** The position after the last row (line = rows so far). */

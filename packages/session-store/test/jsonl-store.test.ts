@@ -1,3 +1,4 @@
+import { Line } from "@branchlog/session-core"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -47,6 +48,40 @@ describe("JsonlStore, the file backend of TranscriptStore (real files)", () => {
       expect((yield* store.changes(ref, appended.cursor))._tag).toBe("Replaced")
       fs.rmSync(file)
       expect((yield* store.changes(ref, appended.cursor))._tag).toBe("Missing")
+    }).pipe(Effect.provide(SessionStore.layerNode)))
+
+  it.effect("rows() gives every row back byte for byte: BOM, CRLF, blank lines, opaque, corrupt, a torn tail", () =>
+    Effect.gen(function*() {
+      const store = yield* TranscriptStore
+      const dir = tempDir()
+      const original = "\uFEFF" + headerLine("s1", "/p") + "\r\n" +
+        "\n" +
+        entryLine("a0000001", null, user("u")) + "\r\n" +
+        "   \n" +
+        "{\"type\":\"x-ext\",  \"z\": 1}\n" +
+        "not json {\n" +
+        entryLine("a0000002", "a0000001", assistant("a")) + "\n" +
+        "\n" +
+        "{\"type\":\"message\",\"id\":\"torn"
+      for (const cache of [true, false]) {
+        const file = path.join(dir, `exact-${cache}.jsonl`)
+        fs.writeFileSync(file, original)
+        const loaded = yield* store.load(SessionRef.file(file), { cwd: "/p", readOnly: true, cache })
+        expect(loaded.report.tornTail).toBeDefined()
+        const text = loaded.rows().map(Line.serialize).join("\n") + (loaded.report.tornTail === undefined ? "\n" : "")
+        expect(text).toBe(original)
+        expect(loaded.rows().map((r) => r.line)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9])
+      }
+      // a cache hit (the file only grew, by a blank line and a row) gives them back too
+      const whole = original.slice(0, original.lastIndexOf("\n") + 1)
+      const file = path.join(dir, "cached.jsonl")
+      fs.writeFileSync(file, whole)
+      yield* store.load(SessionRef.file(file), { cwd: "/p" })
+      const grown = whole + "\n" + entryLine("a0000003", "a0000002", user("v")) + "\n"
+      fs.writeFileSync(file, grown)
+      const hit = yield* store.load(SessionRef.file(file), { cwd: "/p" })
+      expect(hit.report.fromCache).toBe(true)
+      expect(hit.rows().map(Line.serialize).join("\n") + "\n").toBe(grown)
     }).pipe(Effect.provide(SessionStore.layerNode)))
 
   it.effect("lists with summary fields and references, finds the most recent, removes", () =>

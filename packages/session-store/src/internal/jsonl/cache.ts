@@ -6,7 +6,7 @@
  * current-version files with the header first and no torn tail are cached. LRU by re-insertion,
  * bounded by entry count and by total file bytes.
  */
-import type { SessionState } from "@branchlog/session-core"
+import type { Line, SessionState } from "@branchlog/session-core"
 import type * as FileSnapshot from "../../FileSnapshot.js"
 import type { CorruptReport } from "../../TranscriptStore.js"
 
@@ -19,6 +19,7 @@ export interface CacheEntry {
   tailId: string | null
   hasAssistant: boolean
   corrupt: Array<CorruptReport>
+  blanks: Array<Line.BlankLine>
 }
 
 /** Bounds of the cache. */

@@ -10,7 +10,7 @@ import type { FileSystemError, NotRegularFileError } from "../../StoreError.js"
 import type { LoadOptions, LoadReport } from "../../TranscriptStore.js"
 import { emptyReport } from "../../TranscriptStore.js"
 import type { Loaded } from "../../TranscriptStore.js"
-import { fold, isAssistant, recover, rowId } from "../store/rows.js"
+import { fold, isAssistant, recover, rowId, withBlanks } from "../store/rows.js"
 import { JsonlCursor, toCursor } from "./cursor.js"
 import type { Env } from "./env.js"
 import type { Scan } from "./scan.js"
@@ -20,6 +20,7 @@ import { scanFile } from "./scan.js"
 export const nothing = (bytesRead = 0): Loaded => ({
   exists: false,
   state: SessionState.empty(),
+  rows: () => [],
   cursor: undefined,
   end: { line: 0, offset: 0 },
   tailId: null,
@@ -45,6 +46,7 @@ const reportOf = (scan: Scan, extra: Partial<LoadReport>): LoadReport => ({
 const direct = (scan: Scan, extra: Partial<LoadReport> = {}): Loaded => ({
   exists: true,
   state: scan.state,
+  rows: () => withBlanks(scan.state, scan.blanks),
   cursor: cursorOf(scan),
   end: { line: scan.lineCount, offset: scan.endOffset },
   tailId: scan.tailId,
@@ -59,9 +61,11 @@ const recovered = (
   extra: Partial<LoadReport>
 ): Loaded => {
   const folded = fold(lines)
+  const blanks = lines.filter((l): l is Line.BlankLine => l._tag === "Blank")
   return {
     exists: true,
     state: folded.state,
+    rows: () => withBlanks(folded.state, blanks),
     cursor: cursorOf(scan),
     end: { line: scan.lineCount, offset: scan.endOffset },
     tailId: folded.tailId,
@@ -99,6 +103,7 @@ const fromCache = (env: Env, path: string) =>
         if (id !== undefined) entry.tailId = id
         if (parsed._tag === "Entry" && !entry.hasAssistant && isAssistant(parsed.entry)) entry.hasAssistant = true
         if (parsed._tag === "Corrupt") entry.corrupt.push({ line: l.line, offset: l.offset, reason: parsed.reason })
+        if (parsed._tag === "Blank") entry.blanks.push(parsed)
       }
       const snapshot = yield* snapshots.capture(path, { upTo: tail.endOffset })
       if (snapshot._tag === "None") {
@@ -113,9 +118,12 @@ const fromCache = (env: Env, path: string) =>
       cache.remove(key)
       return undefined
     }
+    const state = SessionState.clone(entry.state)
+    const blanks = [...entry.blanks]
     const loaded: Loaded = {
       exists: true,
-      state: SessionState.clone(entry.state),
+      state,
+      rows: () => withBlanks(state, blanks),
       cursor: toCursor(new JsonlCursor(entry.snapshot, { line: entry.lineCount, offset: entry.endOffset }, false)),
       end: { line: entry.lineCount, offset: entry.endOffset },
       tailId: entry.tailId,
@@ -137,7 +145,8 @@ const remember = (env: Env, path: string, scan: Scan): void => {
     lineCount: scan.lineCount,
     tailId: scan.tailId,
     hasAssistant: scan.hasAssistant,
-    corrupt: [...scan.corrupt]
+    corrupt: [...scan.corrupt],
+    blanks: [...scan.blanks]
   })
 }
 

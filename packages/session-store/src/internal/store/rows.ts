@@ -109,3 +109,23 @@ export const recover = (lines: ReadonlyArray<Line.ParsedLine>, cwd: string) =>
       migratedFrom: migration.changed ? migration.fromVersion : undefined
     }
   })
+
+/**
+ * Every row of a state in order with the blank lines (which the state does not keep) put back
+ * where they were (by line number): what a load's `rows()` gives.
+ */
+export const withBlanks = (
+  state: SessionState.SessionState,
+  blanks: ReadonlyArray<Line.BlankLine>
+): Array<Line.ParsedLine> => {
+  const rows: Array<Line.ParsedLine> = SessionState.rows(state)
+  if (blanks.length === 0) return rows
+  const out: Array<Line.ParsedLine> = []
+  let b = 0
+  for (const row of rows) {
+    while (b < blanks.length && blanks[b]!.line < row.line) out.push(blanks[b++]!)
+    out.push(row)
+  }
+  while (b < blanks.length) out.push(blanks[b++]!)
+  return out
+}
