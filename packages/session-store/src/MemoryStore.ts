@@ -34,14 +34,18 @@ export interface StoredSession {
   modifiedMs: number
 }
 
-/** The whole state of a memory store: sessions by reference string, and backups by name. */
+/**
+ * The whole state of a memory store: sessions by reference string, backups by name, and each
+ * session's hold (shared by every store over this state, as a database's locks are).
+ */
 export interface State {
   readonly sessions: Map<string, StoredSession>
   readonly backups: Map<string, ReadonlyArray<string>>
+  readonly holds: Map<string, Effect.Semaphore>
 }
 
 /** A fresh, empty state. */
-export const makeState = (): State => ({ sessions: new Map(), backups: new Map() })
+export const makeState = (): State => ({ sessions: new Map(), backups: new Map(), holds: new Map() })
 
 interface MemoryCursor {
   readonly store: symbol
@@ -64,7 +68,7 @@ const dirnameOf = (path: string): string => {
 export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreShape> =>
   Effect.sync(() => {
     const id = Symbol("MemoryStore")
-    const semaphores = new Map<string, Effect.Semaphore>()
+    const semaphores = state.holds
     const holding = FiberRef.unsafeMake<ReadonlySet<string>>(new Set())
     let backupCounter = 0
 
