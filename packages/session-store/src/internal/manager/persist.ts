@@ -20,7 +20,7 @@ import * as Scope from "effect/Scope"
 import * as OversizedLine from "../../OversizedLine.js"
 import { ReadOnlySessionError, SessionFileConflictError } from "../../SessionError.js"
 import type { FileNotFoundError, LockTimeoutError, LockUnusableError, NotRegularFileError } from "../../StoreError.js"
-import { FileSystemError } from "../../StoreError.js"
+import type { FileSystemError } from "../../StoreError.js"
 import { TranscriptObserver } from "../../TranscriptObserver.js"
 import type { TranscriptObserverShape } from "../../TranscriptObserver.js"
 import type { Core, OwnRow } from "./core.js"
@@ -239,15 +239,9 @@ const appendHeld = (
   const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
   if (rows.length === 0) return Effect.succeed(rows)
   const texts = rows.map(textOf)
-  let written: number
-  try {
-    written = appender.handle.unsafeAppend(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n")
-  } catch (error) {
-    return Effect.zipRight(
-      dropAppender(core),
-      error instanceof FileSystemError ? Effect.fail(error) : Effect.die(error)
-    )
-  }
+  const appended = appender.handle.unsafeAppend(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n")
+  if (appended._tag === "Left") return Effect.zipRight(dropAppender(core), Effect.fail(appended.left))
+  const written = appended.right
   let offset = core.knownEnd
   let line = core.lineCount + 1
   for (let i = 0; i < rows.length; i++) {
