@@ -14,20 +14,18 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
-import * as FiberId from "effect/FiberId"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
-import type { Backend, Gate, GateWaiter, HeldLock } from "./internal/backend.js"
+import type { Backend, HeldLock } from "./internal/backend.js"
 import { FileBackend } from "./internal/backend.js"
 import * as LockFile from "./internal/lockFile.js"
+import * as LockGate from "./internal/lockGate.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
@@ -210,7 +208,7 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       backend.unregisterHeld(held.lockPath)
       return backend.removeLockFile(held.lockPath, held.token).pipe(
         Effect.zipRight(FiberRef.update(registry.owned, (owned) => disowned(owned, held.lockPath))),
-        Effect.zipRight(Effect.sync(() => leaveGate(held.lockPath)))
+        Effect.zipRight(Effect.sync(() => LockGate.leave(registry, held.lockPath)))
       )
     })
 
@@ -294,74 +292,22 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       })
     })
 
-  // ---- the in-process gate: one fiber per lock path takes (or waits for) the file lock ----
-
-  /** Enters the gate of `lockPath`: at once when it is free, else in turn (`false`: timed out first). */
-  const enterGate = (
-    lockPath: string,
-    timeoutMs: number,
-    restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
-  ): Effect.Effect<boolean> =>
-    Effect.suspend(() => {
-      let gate: Gate | undefined = registry.gates.get(lockPath)
-      if (gate === undefined) {
-        gate = { busy: false, waiters: [] }
-        registry.gates.set(lockPath, gate)
-      }
-      if (!gate.busy) {
-        gate.busy = true
-        return Effect.succeed(true)
-      }
-      const waiter: GateWaiter = { deferred: Deferred.unsafeMake<void>(FiberId.none), handed: false }
-      const queue = gate.waiters
-      queue.push(waiter)
-      const wait = Deferred.await(waiter.deferred)
-      return restore(
-        Number.isFinite(timeoutMs) ? Effect.timeoutOption(wait, Duration.millis(timeoutMs)) : Effect.asSome(wait)
-      )
-        .pipe(
-          Effect.onExit((exit) =>
-            Effect.sync(() => {
-              if (exit._tag === "Success" && Option.isSome(exit.value)) return
-              // timed out or interrupted: out of the queue, or, if the gate was handed over meanwhile, pass it on
-              if (waiter.handed) leaveGate(lockPath)
-              else queue.splice(queue.indexOf(waiter), 1)
-            })
-          ),
-          Effect.map(Option.isSome)
-        )
-    })
-
-  /** Hands the gate to the next waiter, or frees it. */
-  const leaveGate = (lockPath: string) => {
-    const gate = registry.gates.get(lockPath)
-    if (gate === undefined) return
-    const next = gate.waiters.shift()
-    if (next !== undefined) {
-      next.handed = true
-      Deferred.unsafeDone(next.deferred, Exit.void)
-    } else {
-      gate.busy = false
-      registry.gates.delete(lockPath)
-    }
-  }
-
   /** The gate, then the file: create it, or judge what is there (take a stale one over, wait on a live one). */
   const acquireFresh = (
     path: string,
     lockPath: string,
     options: Resolved,
-    restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    restore: LockGate.Restore
   ): Effect.Effect<Lease, LockError> =>
     Effect.withFiberRuntime((fiber) => {
       const deadline = clockOf(fiber).unsafeCurrentTimeMillis() + options.timeoutMs
-      return Effect.flatMap(enterGate(lockPath, options.timeoutMs, restore), (entered) => {
+      return Effect.flatMap(LockGate.enter(registry, lockPath, options.timeoutMs, restore), (entered) => {
         if (!entered) return timeoutError(path, lockPath, options)
         return Effect.flatMap(tryCreate(path, lockPath, options), (created) =>
           Option.isSome(created)
             ? Effect.succeed(created.value)
             : contended(path, lockPath, options, deadline, restore)).pipe(
-            Effect.onError(() => Effect.sync(() => leaveGate(lockPath)))
+            Effect.onError(() => Effect.sync(() => LockGate.leave(registry, lockPath)))
           )
       })
     })
@@ -372,7 +318,7 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
     lockPath: string,
     options: Resolved,
     deadline: number,
-    restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    restore: LockGate.Restore
   ): Effect.Effect<Lease, LockError> =>
     Effect.gen(function*() {
       let attemptsAfterDeadline = 0
@@ -402,7 +348,7 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
   const lease = (
     path: string,
     options: LockOptions | undefined,
-    restore: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    restore: LockGate.Restore
   ): Effect.Effect<Lease, LockError> =>
     Effect.withFiberRuntime((fiber) => {
       const lockPath = lockPathOf(backend, path)

@@ -45,14 +45,7 @@ export const makeExitCleanup = (): ExitCleanup => {
   let uninstallTimer: ReturnType<typeof setTimeout> | undefined
 
   const removeHeld = (): void => {
-    for (const [lockPath, token] of held) {
-      try {
-        const payload = JSON.parse(fs.readFileSync(lockPath, "utf8")) as { token?: unknown }
-        if (payload.token === token) fs.unlinkSync(lockPath)
-      } catch {
-        // gone or not ours any more
-      }
-    }
+    for (const [lockPath, token] of held) removeLockFile(lockPath, token)
     held.clear()
   }
 
