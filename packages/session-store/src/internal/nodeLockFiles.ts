@@ -147,7 +147,8 @@ const readSmall = (path: string): string => {
   // non-blocking: a FIFO put at the lock path must not block the release (it reads as empty: not ours)
   const fd = fs.openSync(path, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
   try {
-    let buffer = Buffer.allocUnsafe(4096)
+    // a lock payload is about 200 bytes: 1 KiB comes from Buffer's pool (no ArrayBuffer of its own to collect)
+    let buffer = Buffer.allocUnsafe(1024)
     let length = 0
     for (;;) {
       const n = fs.readSync(fd, buffer, length, buffer.length - length, length)
