@@ -43,15 +43,15 @@ export type {
 } from "./conformance/support.js"
 
 export {
-  /** The JSONL file backend over real temporary folders. */
+  /** The JSONL file backend over real temporary folders (`jsonl`). */
   jsonl,
-  /** The file backend over one in-memory volume (the memory store's stand-in). */
-  memory
+  /** The JSONL file backend over one in-memory volume (`jsonl-memfs`). */
+  jsonlMemfs
 } from "./conformance/fileBackends.js"
 
 export {
-  /** The in-memory row backend (`MemoryStore`): no filesystem, rows in plain state. */
-  rows
+  /** The in-memory backend (`memory`, `MemoryStore`): no filesystem, rows in plain state. */
+  memory
 } from "./conformance/rowBackend.js"
 
 const inVitest = typeof (globalThis as { __vitest_worker__?: unknown }).__vitest_worker__ === "object"

@@ -1,7 +1,7 @@
 /**
- * The one adapter between the conformance suite and today's storage: the JSONL backend
- * (`SessionStore.layerNode` over real temporary folders) and the in-memory volume
- * (`SessionStore.layerMemory`). A place is a folder, a reference is a file path, a row is a line,
+ * The adapter between the conformance suite and the JSONL file backend: over real temporary
+ * folders (`SessionStore.layerNode`, `jsonl`) and over one in-memory volume
+ * (`SessionStore.layerMemory`, `jsonl-memfs`). A place is a folder, a reference is a file path, a row is a line,
  * a backup is a side file of the session's name (`SessionFiles.sideFile`).
  */
 import * as Effect from "effect/Effect"
@@ -100,8 +100,11 @@ export const jsonl = (): Backend => ({
   )
 })
 
-/** The file backend over one in-memory volume (`SessionStore.layerMemory`), standing in for a memory store. */
-export const memory = (): Backend => {
+/**
+ * The JSONL file backend over one in-memory volume (`SessionStore.layerMemory`): the same store as
+ * `jsonl`, on a fake filesystem (not the memory backend: that is `rowBackend.memory`, no files).
+ */
+export const jsonlMemfs = (): Backend => {
   const volume = MemoryFileSystem.make()
   let places = 0
   const files: Files = {
@@ -114,7 +117,7 @@ export const memory = (): Backend => {
   }
   const layer = SessionStore.layerMemory(volume)
   return {
-    name: "memory",
+    name: "jsonl-memfs",
     layer,
     subject: subjectOver(
       files,

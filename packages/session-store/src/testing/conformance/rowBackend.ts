@@ -30,15 +30,15 @@ const unusedFiles = Layer.provide(
 const parseRef = (ref: string) =>
   Either.match(SessionRef.parse(ref), { onLeft: (e) => Effect.fail(e), onRight: (r) => Effect.succeed(r) })
 
-/** The row backend (`MemoryStore`) over one shared state. */
-export const rows = (): Backend => {
+/** The in-memory backend (`MemoryStore`: rows in plain state, no filesystem) over one shared state. */
+export const memory = (): Backend => {
   const state = MemoryStore.makeState()
   const layerOver = (): Layer.Layer<Services> => Layer.merge(unusedFiles, MemoryStore.layer(state))
   const layer = layerOver()
   let places = 0
   const session = (ref: string) => state.sessions.get(ref)
   return {
-    name: "rows",
+    name: "memory",
     layer,
     subject: {
       place: Effect.sync(() => `/rows/place-${++places}`),
