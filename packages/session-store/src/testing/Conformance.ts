@@ -29,7 +29,7 @@ export type {
   Place,
   /** The string form of a session reference. */
   Ref,
-  /** The services the suite's effects need. */
+  /** The services every case needs (the store); a backend's own extras are its `R`. */
   Services,
   /** How the suite reaches sessions of one backend. */
   Subject
@@ -64,7 +64,7 @@ const required = () => {
 }
 
 /** Registers every conformance case against `backend` (call it at the top level of a vitest test file). */
-export const suite = (backend: Backend, options: { readonly timeout?: number } = {}): void =>
+export const suite = <R>(backend: Backend<R>, options: { readonly timeout?: number } = {}): void =>
   required().register(backend, options)
 
 /** Every group of cases (inside vitest). */

@@ -14,7 +14,13 @@ import * as SessionCatalog from "../../SessionCatalog.js"
 import * as SessionFiles from "../../SessionFiles.js"
 import * as SessionManager from "../../SessionManager.js"
 import * as SessionStore from "../../SessionStore.js"
+import type { FileSnapshot } from "../../FileSnapshot.js"
+import type { TranscriptFile } from "../../TranscriptFile.js"
+import type { TranscriptLock } from "../../TranscriptLock.js"
 import type { Backend, Services, Subject } from "./Backend.js"
+
+/** What the file adapters use beyond the store: the file-level services (`SessionCatalog` reads files). */
+export type FileServices = TranscriptFile | FileSnapshot | TranscriptLock
 
 /** What another process can do to the files of one filesystem. */
 interface Files {
@@ -37,9 +43,9 @@ const textOf = (rows: ReadonlyArray<string>): string => rows.length === 0 ? "" :
 
 const subjectOver = (
   files: Files,
-  place: Subject["place"],
-  independent: Subject["independent"]
-): Subject => ({
+  place: Subject<FileServices>["place"],
+  independent: Subject<FileServices>["independent"]
+): Subject<FileServices> => ({
   place,
   create: (place, cwd, options) => SessionManager.create(cwd, place, options),
   open: (ref, options) => SessionManager.open(ref, undefined, undefined, options),
@@ -87,7 +93,7 @@ const nodeFiles: Files = {
 }
 
 /** The JSONL file backend over real temporary folders (`SessionStore.layerNode`). */
-export const jsonl = (): Backend => ({
+export const jsonl = (): Backend<FileServices> => ({
   name: "jsonl",
   layer: SessionStore.layerNode,
   subject: subjectOver(
@@ -104,7 +110,7 @@ export const jsonl = (): Backend => ({
  * The JSONL file backend over one in-memory volume (`SessionStore.layerMemory`): the same store as
  * `jsonl`, on a fake filesystem (not the memory backend: that is `rowBackend.memory`, no files).
  */
-export const jsonlMemfs = (): Backend => {
+export const jsonlMemfs = (): Backend<FileServices> => {
   const volume = MemoryFileSystem.make()
   let places = 0
   const files: Files = {
@@ -126,7 +132,7 @@ export const jsonlMemfs = (): Backend => {
         volume.mkdir(dir)
         return dir
       }),
-      <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.provide(effect, SessionStore.layerMemory(volume))
+      <A, E>(effect: Effect.Effect<A, E, Services | FileServices>) => Effect.provide(effect, SessionStore.layerMemory(volume))
     )
   }
 }
