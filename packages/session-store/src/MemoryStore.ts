@@ -18,15 +18,7 @@ import * as Option from "effect/Option"
 import { SessionFileConflictError } from "./SessionError.js"
 import * as SessionRef from "./SessionRef.js"
 import * as StoreRows from "./StoreRows.js"
-import type {
-  Appended,
-  Changes,
-  Cursor,
-  Held,
-  LoadReport,
-  Position,
-  TranscriptStoreShape
-} from "./TranscriptStore.js"
+import type { Appended, Changes, Cursor, Held, LoadReport, Position, TranscriptStoreShape } from "./TranscriptStore.js"
 import { SessionNotFoundError, StaleCursorError, TranscriptStore } from "./TranscriptStore.js"
 
 /** One stored session. */
@@ -183,7 +175,9 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
         Effect.flatMap(replaceRows(key, ref, rows.map(Line.serialize), options.backup), ({ backup, session }) =>
           Effect.succeed({
             backup,
-            loaded: session.rows.length === 0 ? StoreRows.missing : loadedOf(key, session, StoreRows.parse(session.rows))
+            loaded: session.rows.length === 0
+              ? StoreRows.missing
+              : loadedOf(key, session, StoreRows.parse(session.rows))
           }))
     })
 

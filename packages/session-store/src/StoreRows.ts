@@ -105,7 +105,9 @@ export const loaded = (
   report: Partial<LoadReport> = {}
 ): Loaded => {
   const folded = foldRows(lines)
-  const corrupt = lines.flatMap((l) => l._tag === "Corrupt" ? [{ line: l.line, offset: l.offset, reason: l.reason }] : [])
+  const corrupt = lines.flatMap((l) =>
+    l._tag === "Corrupt" ? [{ line: l.line, offset: l.offset, reason: l.reason }] : []
+  )
   return {
     exists: true,
     state: folded.state,

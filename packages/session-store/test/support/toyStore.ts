@@ -7,8 +7,8 @@
  * on one fiber; a replace keeps the old rows as a backup. It serves `memory:LOCATION#ID`
  * references only. `toyBackend()` adapts it to the conformance suite.
  */
-import { SessionError, SessionManager, SessionRef, StoreRows, TranscriptStore } from "@branchlog/session-store"
 import { Line } from "@branchlog/session-core"
+import { SessionError, SessionManager, SessionRef, StoreRows, TranscriptStore } from "@branchlog/session-store"
 import type { Conformance } from "@branchlog/session-store/testing"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -110,15 +110,18 @@ export const make = (db: ToyDb): Effect.Effect<TranscriptStore.TranscriptStoreSh
 
     const makeHeld = (ref: SessionRef.MemoryRef, key: string): TranscriptStore.Held => ({
       ref,
-      vouches: () => false,
-      changes: (cursor) => changesOf(key, cursor),
+      vouches: () =>
+        false,
+      changes: (cursor) =>
+        changesOf(key, cursor),
       create: (texts) =>
         Effect.flatMap(get(key), (existing) =>
           existing !== undefined && existing.rows.length > 0
             ? Effect.fail(
               new SessionError.SessionFileConflictError({
                 path: key,
-                size: existing.rows.reduce((n, text) => n + text.length + 1, 0)
+                size: existing.rows.reduce((n, text) =>
+                  n + text.length + 1, 0)
               })
             )
             : write(ref, key, texts)),
@@ -141,7 +144,10 @@ export const make = (db: ToyDb): Effect.Effect<TranscriptStore.TranscriptStoreSh
           return found !== undefined ? [found, holds] : [fresh, new Map(holds).set(key, fresh)]
         }))
 
-    const exclusive = <A, E, R>(ref: SessionRef.SessionRef, use: (held: TranscriptStore.Held) => Effect.Effect<A, E, R>) =>
+    const exclusive = <A, E, R>(
+      ref: SessionRef.SessionRef,
+      use: (held: TranscriptStore.Held) => Effect.Effect<A, E, R>
+    ) =>
       Effect.flatMap(serve(ref), (served) => {
         const key = SessionRef.format(served)
         const held = makeHeld(served, key)
@@ -150,7 +156,8 @@ export const make = (db: ToyDb): Effect.Effect<TranscriptStore.TranscriptStoreSh
             ? use(held)
             : Effect.flatMap(
               semaphoreOf(key),
-              (semaphore) => semaphore.withPermits(1)(Effect.locally(use(held), holding, new Set([...keys, key])))
+              (semaphore) =>
+                semaphore.withPermits(1)(Effect.locally(use(held), holding, new Set([...keys, key])))
             ))
       })
 
@@ -159,12 +166,18 @@ export const make = (db: ToyDb): Effect.Effect<TranscriptStore.TranscriptStoreSh
         const served = yield* serve(ref)
         const key = SessionRef.format(served)
         const session = yield* get(key)
-        if (session === undefined || session.rows.length === 0) return StoreRows.missing
+        if (session === undefined || session.rows.length === 0) {
+          return StoreRows.missing
+        }
         const lines = StoreRows.parse(session.rows)
-        if (StoreRows.isCurrent(lines)) return loadedOf(key, session, lines)
+        if (StoreRows.isCurrent(lines)) {
+          return loadedOf(key, session, lines)
+        }
         const recovered = yield* StoreRows.recover(lines, options.cwd)
         const extra = { migratedFrom: recovered.migratedFrom, recoveredCorruptHeader: recovered.recovered }
-        if (options.readOnly === true) return loadedOf(key, session, recovered.lines, extra)
+        if (options.readOnly === true) {
+          return loadedOf(key, session, recovered.lines, extra)
+        }
         return yield* exclusive(served, () =>
           Effect.map(
             replaceRows(served, key, recovered.lines.map(Line.serialize), recovered.recovered ? "corrupt" : "backup"),
@@ -181,12 +194,16 @@ export const make = (db: ToyDb): Effect.Effect<TranscriptStore.TranscriptStoreSh
     const store: TranscriptStore.TranscriptStoreShape = {
       name: "toy",
       resolve: serve,
-      resolveLocation: (location) => location,
+      resolveLocation: (location) =>
+        location,
       locationOf: (ref) => (ref._tag === "Memory" ? ref.location : ""),
-      refFor: (location, header) => SessionRef.memory(location, header.id),
+      refFor: (location, header) =>
+        SessionRef.memory(location, header.id),
       positionAfter: StoreRows.positionAfter,
       load,
-      changes: (ref, cursor) => Effect.flatMap(serve(ref), (served) => changesOf(SessionRef.format(served), cursor)),
+      changes: (ref, cursor) =>
+        Effect.flatMap(serve(ref), (served) =>
+          changesOf(SessionRef.format(served), cursor)),
       exclusive,
       list: (query) =>
         Effect.map(Ref.get(db.data), (data) => {
@@ -267,23 +284,27 @@ export const toyBackend = (): Conformance.Backend => {
       remove: (ref) =>
         Effect.flatMap(Effect.zip(TranscriptStore.TranscriptStore, parseRef(ref)), ([store, r]) => store.remove(r)),
       rows: (ref) => Effect.map(Ref.get(db.data), (data) => data.sessions.get(ref)?.rows.slice()),
-      backups: (ref) =>
-        Effect.map(Ref.get(db.data), (data) => (data.backups.get(ref) ?? []).map((rows) => [...rows])),
+      backups: (ref) => Effect.map(Ref.get(db.data), (data) => (data.backups.get(ref) ?? []).map((rows) => [...rows])),
       seed: (place, name, texts) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const ref = SessionRef.memory(place, name)
           const key = SessionRef.format(ref)
           return Effect.as(
-            Ref.update(db.data, (data) => withSession(data, key, { ref, generation: 1, rows: [...texts], modifiedMs: now })),
+            Ref.update(db.data, (data) =>
+              withSession(data, key, { ref, generation: 1, rows: [...texts], modifiedMs: now })),
             key
           )
         }),
       foreignAppend: (ref, texts) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          update(ref, (s) => ({ ...s, rows: [...s.rows, ...texts], modifiedMs: now }))),
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => update(ref, (s) => ({ ...s, rows: [...s.rows, ...texts], modifiedMs: now }))
+        ),
       foreignReplace: (ref, texts) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          update(ref, (s) => ({ ...s, generation: s.generation + 1, rows: [...texts], modifiedMs: now }))),
+        Effect.flatMap(
+          Clock.currentTimeMillis,
+          (now) => update(ref, (s) => ({ ...s, generation: s.generation + 1, rows: [...texts], modifiedMs: now }))
+        ),
       independent: (effect) => Effect.provide(effect, layer(db))
     }
   }

@@ -39,7 +39,7 @@ export interface Subject<R = never> {
     place: Place,
     cwd: string,
     options?: SessionManager.Options
-  ) => Effect.Effect<SessionManager.SessionManager, never, Services | R>
+  ) => Effect.Effect<SessionManager.SessionManager, SessionManager.WriteError, Services | R>
   /** Opens a session by its reference (`SessionManager.open`); an absent one starts a new session there. */
   readonly open: (
     ref: Ref,
@@ -65,7 +65,7 @@ export interface Subject<R = never> {
     place: Place,
     cwd: string,
     options?: SessionManager.Options
-  ) => Effect.Effect<SessionManager.SessionManager, SessionManager.OpenError, Services | R>
+  ) => Effect.Effect<SessionManager.SessionManager, SessionManager.OpenError | SessionManager.WriteError, Services | R>
   /** The sessions of `cwd` in `place`, newest first (`SessionCatalog.list`). */
   readonly list: (place: Place, cwd: string) => Effect.Effect<ReadonlyArray<Listed>, unknown, Services | R>
   /** The most recently written session of `place` (`SessionCatalog.findMostRecent`). */

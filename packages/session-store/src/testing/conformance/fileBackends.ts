@@ -9,12 +9,12 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import type { FileSnapshot } from "../../FileSnapshot.js"
 import * as MemoryFileSystem from "../../MemoryFileSystem.js"
 import * as SessionCatalog from "../../SessionCatalog.js"
 import * as SessionFiles from "../../SessionFiles.js"
 import * as SessionManager from "../../SessionManager.js"
 import * as SessionStore from "../../SessionStore.js"
-import type { FileSnapshot } from "../../FileSnapshot.js"
 import type { TranscriptFile } from "../../TranscriptFile.js"
 import type { TranscriptLock } from "../../TranscriptLock.js"
 import type { Backend, Services, Subject } from "./Backend.js"
@@ -132,7 +132,8 @@ export const jsonlMemfs = (): Backend<FileServices> => {
         volume.mkdir(dir)
         return dir
       }),
-      <A, E>(effect: Effect.Effect<A, E, Services | FileServices>) => Effect.provide(effect, SessionStore.layerMemory(volume))
+      <A, E>(effect: Effect.Effect<A, E, Services | FileServices>) =>
+        Effect.provide(effect, SessionStore.layerMemory(volume))
     )
   }
 }

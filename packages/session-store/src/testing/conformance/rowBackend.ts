@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as MemoryStore from "../../MemoryStore.js"
 import * as SessionManager from "../../SessionManager.js"
