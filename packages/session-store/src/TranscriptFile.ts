@@ -7,6 +7,7 @@
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -51,8 +52,8 @@ export interface Appender {
    * synced for `"fsync"` durability. Gives the number of bytes written.
    */
   readonly append: (data: string | Uint8Array) => Effect.Effect<number, FileSystemError>
-  /** `append`, synchronously (to write and record in one step); throws the `FileSystemError`. */
-  readonly unsafeAppend: (data: string | Uint8Array) => number
+  /** `append`, synchronously (to write and record in one step): the bytes written or the `FileSystemError` (never throws). */
+  readonly unsafeAppend: (data: string | Uint8Array) => Either.Either<number, FileSystemError>
   /** Closes the file (idempotent). */
   readonly close: Effect.Effect<void>
 }
@@ -278,26 +279,21 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       const abs = backend.resolve(path)
       const fsync = options.durability === "fsync"
       return Effect.map(backend.openAppend(abs), (handle): Appender => {
-        const unsafeAppend = (data: string | Uint8Array): number => {
+        const unsafeAppend = (data: string | Uint8Array): Either.Either<number, FileSystemError> => {
           const last = typeof data === "string" ? data.charCodeAt(data.length - 1) : data[data.length - 1]
           if (last !== 0x0a) {
-            throw new FileSystemError({
-              path: abs,
-              operation: "append",
-              detail: "the data does not end with a newline"
-            })
+            return Either.left(
+              new FileSystemError({
+                path: abs,
+                operation: "append",
+                detail: "the data does not end with a newline"
+              })
+            )
           }
           return handle.unsafeAppend(data, fsync)
         }
         return {
-          append: (data) =>
-            Effect.suspend(() => {
-              try {
-                return Effect.succeed(unsafeAppend(data))
-              } catch (error) {
-                return Effect.fail(error as FileSystemError)
-              }
-            }),
+          append: (data) => Effect.suspend(() => unsafeAppend(data)),
           unsafeAppend,
           close: handle.close
         }

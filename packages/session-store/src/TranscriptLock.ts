@@ -16,14 +16,16 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
+import type * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
-import type { Backend, Gate, HeldLock } from "./internal/backend.js"
+import type { Backend, HeldLock } from "./internal/backend.js"
 import { FileBackend } from "./internal/backend.js"
 import * as LockFile from "./internal/lockFile.js"
+import * as LockGate from "./internal/lockGate.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
@@ -125,10 +127,29 @@ const resolveOptions = (options: LockOptions = {}): Resolved => {
 
 const lockPathOf = (backend: Backend, path: string): string => `${backend.canonical(path)}.lock`
 
+/** A lock taken: its handle, and the release to run once (the last release of the lock file removes it). */
+interface Lease {
+  readonly handle: LockHandle
+  readonly release: Effect.Effect<void>
+}
+
+/** `owned` without `lockPath` (the registry's empty set once nothing is left, so a fiber that owns nothing is as it was). */
+const disownedIn =
+  (empty: ReadonlySet<string>) => (owned: ReadonlySet<string>, lockPath: string): ReadonlySet<string> => {
+    if (!owned.has(lockPath)) return owned
+    if (owned.size === 1) return empty
+    const rest = new Set(owned)
+    rest.delete(lockPath)
+    return rest
+  }
+
+const clockOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => Context.get(fiber.currentDefaultServices, Clock.Clock)
+
 /** Builds the service over the primitive backend in context. */
 export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effect.gen(function*() {
   const backend = yield* FileBackend
   const registry = backend.locks
+  const disowned = disownedIn(registry.noneOwned)
   const starttime = backend.starttime(backend.pid)
 
   /** Judges what is at the lock path; never opens anything but a regular file (a FIFO would block). */
@@ -178,24 +199,17 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       Effect.flatMap(Effect.fail)
     )
 
-  /** Removes the lock file only if it still holds our token. */
-  const removeIfOurs = (lockPath: string, token: string) =>
-    backend.readFile(lockPath).pipe(
-      Effect.flatMap((content) =>
-        Option.isSome(content) && LockFile.tokenOf(content.value.bytes) === token
-          ? backend.remove(lockPath)
-          : Effect.void
-      ),
-      Effect.ignore
-    )
-
+  /** Lets go of one acquisition: the last one removes the lock file (if it is still ours), then leaves the gate. */
   const releaseOne = (held: HeldLock) =>
     Effect.suspend(() => {
       held.count -= 1
       if (held.count > 0) return Effect.void
       registry.held.delete(held.lockPath)
       backend.unregisterHeld(held.lockPath)
-      return removeIfOurs(held.lockPath, held.token)
+      return backend.removeLockFile(held.lockPath, held.token).pipe(
+        Effect.zipRight(FiberRef.update(registry.owned, (owned) => disowned(owned, held.lockPath))),
+        Effect.zipRight(Effect.sync(() => LockGate.leave(registry, held.lockPath)))
+      )
     })
 
   /** Take-over: rename the unchanged stale file to a unique name, check what we moved, then drop it. */
@@ -248,84 +262,68 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       yield* backend.remove(aside)
     })
 
-  /** One exclusive-create attempt; on success the lock is registered and its finaliser added. */
+  /**
+   * One exclusive-create attempt (the payload written in the same step); on success the lock is
+   * registered, the fiber owns it, and the lease's release lets it go. Runs uninterruptibly.
+   */
   const tryCreate = (path: string, lockPath: string, options: Resolved) =>
-    Effect.uninterruptible(Effect.gen(function*() {
-      const attempt = backend.createExclusive(lockPath).pipe(
-        Effect.map(Option.some),
-        // something is there (EISDIR: a folder, on backends that say so): judged by `inspectFile`
-        Effect.catchIf((e) => e.code === "EEXIST" || e.code === "EISDIR", () => Effect.succeed(Option.none()))
-      )
-      let handle = yield* attempt.pipe(
-        Effect.catchIf(
-          (e) => e.code === "ENOENT",
-          () => Effect.zipRight(backend.makeDirectory(backend.dirname(lockPath)), attempt)
-        )
-      )
-      if (Option.isNone(handle)) return Option.none<LockHandle>()
+    Effect.withFiberRuntime<Option.Option<Lease>, FileSystemError>((fiber) => {
       const token = randomUUID()
-      const now = yield* Clock.currentTimeMillis
       const payload: LockFile.LockPayload = {
         pid: backend.pid,
         hostname: backend.hostname,
-        createdAt: new Date(now).toISOString(),
+        createdAt: new Date(clockOf(fiber).unsafeCurrentTimeMillis()).toISOString(),
         ...(starttime === undefined ? {} : { starttime }),
         maxHoldMs: options.maxHoldMs,
         token
       }
-      yield* handle.value.write(LockFile.encodePayload(payload)).pipe(
-        Effect.ensuring(handle.value.close),
-        Effect.tapError(() => backend.remove(lockPath).pipe(Effect.ignore))
-      )
-      handle = Option.none()
-      const held: HeldLock = { lockPath, token, count: 1 }
-      registry.held.set(lockPath, held)
-      backend.registerHeld(lockPath, token)
-      yield* Effect.addFinalizer(() => releaseOne(held))
-      yield* Effect.locallyScopedWith(registry.owned, (owned: ReadonlySet<string>) => new Set([...owned, lockPath]))
-      return Option.some<LockHandle>({ path: backend.resolve(path), lockPath, token, reentrant: false })
-    }))
-
-  const enterGate = (lockPath: string, remainingMs: number) =>
-    Effect.gen(function*() {
-      let gate: Gate | undefined = registry.gates.get(lockPath)
-      if (gate === undefined) {
-        gate = { semaphore: Effect.unsafeMakeSemaphore(1), users: 0 }
-        registry.gates.set(lockPath, gate)
-      }
-      const entered = gate
-      entered.users += 1
-      yield* Effect.addFinalizer(() =>
-        Effect.sync(() => {
-          entered.users -= 1
-          if (entered.users === 0 && registry.gates.get(lockPath) === entered) registry.gates.delete(lockPath)
-        })
-      )
-      const take = entered.semaphore.take(1)
-      // alone at the gate (no holder, no waiter): the permit is free, no timer is needed
-      const waits = entered.users > 1 && Number.isFinite(remainingMs)
-      const got = yield* Effect.uninterruptibleMask((restore) =>
-        restore(waits ? Effect.timeoutOption(take, Duration.millis(remainingMs)) : Effect.asSome(take))
-          .pipe(
-            Effect.tap((taken) =>
-              Option.isSome(taken) ? Effect.addFinalizer(() => entered.semaphore.release(1)) : Effect.void
-            )
-          )
-      )
-      return Option.isSome(got)
+      return Effect.flatMap(backend.createLockFile(lockPath, LockFile.payloadText(payload)), (created) => {
+        if (!created) return Effect.succeed(Option.none())
+        const held: HeldLock = { lockPath, token, count: 1 }
+        registry.held.set(lockPath, held)
+        backend.registerHeld(lockPath, token)
+        return Effect.as(
+          FiberRef.update(registry.owned, (owned) => new Set(owned).add(lockPath)),
+          Option.some<Lease>({
+            handle: { path: backend.resolve(path), lockPath, token, reentrant: false },
+            release: releaseOne(held)
+          })
+        )
+      })
     })
 
-  const acquireFresh = (path: string, lockPath: string, options: Resolved) =>
+  /** The gate, then the file: create it, or judge what is there (take a stale one over, wait on a live one). */
+  const acquireFresh = (
+    path: string,
+    lockPath: string,
+    options: Resolved,
+    restore: LockGate.Restore
+  ): Effect.Effect<Lease, LockError> =>
+    Effect.withFiberRuntime((fiber) => {
+      const deadline = clockOf(fiber).unsafeCurrentTimeMillis() + options.timeoutMs
+      return Effect.flatMap(LockGate.enter(registry, lockPath, options.timeoutMs, restore), (entered) => {
+        if (!entered) return timeoutError(path, lockPath, options)
+        return Effect.flatMap(tryCreate(path, lockPath, options), (created) =>
+          Option.isSome(created)
+            ? Effect.succeed(created.value)
+            : contended(path, lockPath, options, deadline, restore)).pipe(
+            Effect.onError(() => Effect.sync(() => LockGate.leave(registry, lockPath)))
+          )
+      })
+    })
+
+  /** Someone's lock file is in the way: take it over if stale, else retry at the retry pace until the deadline. */
+  const contended = (
+    path: string,
+    lockPath: string,
+    options: Resolved,
+    deadline: number,
+    restore: LockGate.Restore
+  ): Effect.Effect<Lease, LockError> =>
     Effect.gen(function*() {
-      const start = yield* Clock.currentTimeMillis
-      const deadline = start + options.timeoutMs
-      const entered = yield* enterGate(lockPath, options.timeoutMs)
-      if (!entered) return yield* timeoutError(path, lockPath, options)
       let attemptsAfterDeadline = 0
       let immediate = 0
       while (true) {
-        const created = yield* tryCreate(path, lockPath, options)
-        if (Option.isSome(created)) return created.value
         const info = yield* inspectFile(path, lockPath, options)
         const now = yield* Clock.currentTimeMillis
         if (Option.isSome(info) && info.value.takeover) yield* takeOver(info.value)
@@ -334,31 +332,48 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
         // times only, then at the retry pace (something that keeps coming back must not spin a CPU)
         if ((Option.isNone(info) || info.value.takeover) && immediate++ < 8) {
           if (now >= deadline && attemptsAfterDeadline++ > 3) return yield* timeoutError(path, lockPath, options)
-          continue
+        } else {
+          immediate = 0
+          yield* restore(Effect.sleep(Duration.millis(Math.min(options.retryMs, deadline - now))))
         }
-        immediate = 0
-        yield* Effect.sleep(Duration.millis(Math.min(options.retryMs, deadline - now)))
+        const created = yield* tryCreate(path, lockPath, options)
+        if (Option.isSome(created)) return created.value
       }
+    })
+
+  /**
+   * Takes the lock (re-entrant on the fiber that owns it) and gives the release to run; to be run
+   * uninterruptibly (`restore` makes the waits interruptible: nothing is held while waiting).
+   */
+  const lease = (
+    path: string,
+    options: LockOptions | undefined,
+    restore: LockGate.Restore
+  ): Effect.Effect<Lease, LockError> =>
+    Effect.withFiberRuntime((fiber) => {
+      const lockPath = lockPathOf(backend, path)
+      const held = registry.held.get(lockPath)
+      if (held !== undefined && fiber.getFiberRef(registry.owned).has(lockPath)) {
+        held.count += 1
+        return Effect.succeed<Lease>({
+          handle: { path: backend.resolve(path), lockPath, token: held.token, reentrant: true },
+          release: releaseOne(held)
+        })
+      }
+      return acquireFresh(path, lockPath, resolveOptions(options), restore)
     })
 
   const acquire = (path: string, options?: LockOptions) =>
-    Effect.gen(function*() {
-      const lockPath = lockPathOf(backend, path)
-      const owned = yield* FiberRef.get(registry.owned)
-      const held = registry.held.get(lockPath)
-      if (owned.has(lockPath) && held !== undefined) {
-        held.count += 1
-        yield* Effect.addFinalizer(() => releaseOne(held))
-        return { path: backend.resolve(path), lockPath, token: held.token, reentrant: true } satisfies LockHandle
-      }
-      return yield* acquireFresh(path, lockPath, resolveOptions(options))
-    })
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(
+        lease(path, options, restore),
+        (taken) => Effect.as(Effect.addFinalizer(() => taken.release), taken.handle)
+      )
+    )
 
   const withLock = <A, E, R>(path: string, effect: Effect.Effect<A, E, R>, options?: LockOptions) =>
-    Effect.acquireUseRelease(
-      Scope.make(),
-      (scope) => Effect.zipRight(Scope.extend(acquire(path, options), scope), effect),
-      (scope, exit) => Scope.close(scope, exit)
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(lease(path, options, restore), (taken) => Effect.ensuring(restore(effect), taken.release))
     )
 
   const inspect = (path: string, options?: LockOptions) =>

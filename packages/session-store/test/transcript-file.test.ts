@@ -5,6 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -73,19 +74,24 @@ for (const harness of harnesses) {
       }).pipe(Effect.provide(layer))
     })
 
-    it.effect("an appender writes strings as UTF-8 and bytes as they are, and gives the bytes written", () => {
+    it.effect("an appender writes strings as UTF-8 and bytes as they are, and gives the bytes written or its failure", () => {
       const { dir, ext, layer } = harness.make()
       const file = path.join(dir, "held.jsonl")
       ext.write(file, "{\"a\":1}\n")
       return Effect.gen(function*() {
         const tf = yield* TranscriptFile
         const appender = yield* tf.openAppend(file)
-        expect(appender.unsafeAppend("{\"b\":\"hé → ü\"}\n")).toBe(19)
+        expect(appender.unsafeAppend("{\"b\":\"hé → ü\"}\n")).toEqual(Either.right(19))
         expect(yield* appender.append(new TextEncoder().encode("{\"c\":3}\n{\"d\":4}\n"))).toBe(16)
         const refused = yield* Effect.flip(appender.append("{\"e\":5}"))
         expect(refused.detail).toContain("newline")
+        // the synchronous form gives its failure back (it never throws)
+        const unterminated = appender.unsafeAppend("{\"e\":5}")
+        expect(Either.isLeft(unterminated) && unterminated.left).toMatchObject({ _tag: "FileSystemError", path: file })
         yield* appender.close
-        expect(() => appender.unsafeAppend("{\"f\":6}\n")).toThrow()
+        const closed = appender.unsafeAppend("{\"f\":6}\n")
+        expect(Either.isLeft(closed) && closed.left).toMatchObject({ _tag: "FileSystemError", operation: "append" })
+        expect(yield* Effect.flip(appender.append("{\"f\":6}\n"))).toMatchObject({ _tag: "FileSystemError" })
         const lines = yield* collect(file)
         expect(lines.map((l) => l.text)).toEqual(["{\"a\":1}", "{\"b\":\"hé → ü\"}", "{\"c\":3}", "{\"d\":4}"])
         expect(lines.map((l) => l.offset)).toEqual([0, 8, 27, 35])

@@ -4,7 +4,9 @@
  * `memoryBackend.ts` (an in-memory volume for tests).
  */
 import * as Context from "effect/Context"
+import type * as Deferred from "effect/Deferred"
 import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -66,9 +68,9 @@ export interface AppendHandle {
   /**
    * ONE write of `data` (whole lines; a string as UTF-8) at the end, no read-back of the last
    * byte; synced when `fsync`. Synchronous (so a caller can write and record in one step); gives
-   * the bytes written; throws a `FileSystemError`.
+   * the bytes written, or the `FileSystemError` (never throws).
    */
-  readonly unsafeAppend: (data: string | Uint8Array, fsync: boolean) => number
+  readonly unsafeAppend: (data: string | Uint8Array, fsync: boolean) => Either.Either<number, FileSystemError>
   /** Closes the file; idempotent. */
   readonly close: Effect.Effect<void>
 }
@@ -123,6 +125,14 @@ export interface Backend {
   ) => Effect.Effect<AppendOutcome, FileNotFoundError | FileSystemError>
   /** Opens an existing file for appends (O_APPEND, no create); the caller closes the handle. */
   readonly openAppend: (path: string) => Effect.Effect<AppendHandle, FileNotFoundError | FileSystemError>
+  /**
+   * A lock file: creates `path` exclusively (mode 0600, its folder too if missing) holding
+   * `content`, in one step. `false` when something is already there (a file, a symlink, a
+   * folder); if the write fails, the half-made file is removed and the error given.
+   */
+  readonly createLockFile: (path: string, content: string) => Effect.Effect<boolean, FileSystemError>
+  /** Removes the lock file at `path` if it still holds `token` (whatever fails is ignored: it is gone or not ours). */
+  readonly removeLockFile: (path: string, token: string) => Effect.Effect<void>
   /** Creates `path` exclusively (mode 0600) and returns a handle, or fails with code EEXIST. */
   readonly createExclusive: (path: string) => Effect.Effect<WriteHandle, FileSystemError>
   readonly readFile: (path: string) => Effect.Effect<Option.Option<FileContent>, FileSystemError>
@@ -153,10 +163,16 @@ export interface Backend {
   readonly starttime: (pid: number) => number | undefined
   /** When the process started, in ms since the epoch, where the platform tells (Linux: /proc). */
   readonly startedAtMs: (pid: number) => number | undefined
-  /** Registers a held lock file for synchronous removal on exit / SIGINT / SIGTERM. */
+  /** The next number of this backend's temporary files (a counter of the layer, not of the process). */
+  readonly nextTemporary: () => number
+  /** Registers a held lock file for synchronous removal on exit / SIGINT / SIGTERM (by this backend's handlers). */
   readonly registerHeld: (lockPath: string, token: string) => void
   readonly unregisterHeld: (lockPath: string) => void
-  /** The in-process lock state shared by every TranscriptLock over this backend (process or volume). */
+  /**
+   * The in-process lock state shared by every TranscriptLock over this backend: the process's
+   * (`LockRegistry`'s default, since a lock file names a pid, two layers of one process must see
+   * each other's locks) or the volume's.
+   */
   readonly locks: LockRegistry
 }
 
@@ -167,10 +183,21 @@ export interface HeldLock {
   count: number
 }
 
-/** The per-path in-process gate in front of the file lock. */
+/** A fiber waiting at a gate; `handed` is set when the gate is handed to it. */
+export interface GateWaiter {
+  readonly deferred: Deferred.Deferred<void>
+  handed: boolean
+}
+
+/**
+ * The per-path in-process gate in front of the file lock: one fiber of the process at a time
+ * takes (or waits for) the file lock; the others queue here, first come first served, and the
+ * gate is handed from one to the next.
+ */
 export interface Gate {
-  readonly semaphore: Effect.Semaphore
-  users: number
+  /** Whether a fiber holds the gate. */
+  busy: boolean
+  readonly waiters: Array<GateWaiter>
 }
 
 /** In-process lock state: held lock files, per-path gates, and the lock paths each fiber owns. */
@@ -178,14 +205,24 @@ export interface LockRegistry {
   readonly held: Map<string, HeldLock>
   readonly gates: Map<string, Gate>
   readonly owned: FiberRef.FiberRef<ReadonlySet<string>>
+  /** The initial value of `owned` (a fiber that owns no lock). */
+  readonly noneOwned: ReadonlySet<string>
 }
 
 /** A fresh registry. */
-export const makeLockRegistry = (): LockRegistry => ({
-  held: new Map(),
-  gates: new Map(),
-  owned: FiberRef.unsafeMake<ReadonlySet<string>>(new Set())
-})
+export const makeLockRegistry = (): LockRegistry => {
+  const noneOwned: ReadonlySet<string> = new Set()
+  return { held: new Map(), gates: new Map(), owned: FiberRef.unsafeMake(noneOwned), noneOwned }
+}
+
+/**
+ * The lock state of this process for the Node backend: a reference whose default is one
+ * registry per process (every Node layer built in the process sees the same held locks, as the
+ * lock files name the same pid); provide another to isolate one.
+ */
+export class ProcessLocks extends Context.Reference<ProcessLocks>()("@branchlog/session-store/internal/ProcessLocks", {
+  defaultValue: makeLockRegistry
+}) {}
 
 /** The backend tag (internal). */
 export class FileBackend extends Context.Tag("@branchlog/session-store/internal/FileBackend")<FileBackend, Backend>() {}

@@ -65,10 +65,26 @@ const decoder = new TextDecoder()
 export const encodePayload = (payload: LockPayload): Uint8Array =>
   new TextEncoder().encode(JSON.stringify(payload, null, 2) + "\n")
 
+/**
+ * The same text as `encodePayload` (pretty JSON, one key a line, in this order), written out
+ * directly: a lock is taken for every write, and this is most of the cost of its payload.
+ */
+export const payloadText = (payload: LockPayload): string => {
+  let text = `{\n  "pid": ${JSON.stringify(payload.pid)}`
+  if (payload.hostname !== undefined) text += `,\n  "hostname": ${JSON.stringify(payload.hostname)}`
+  text += `,\n  "createdAt": ${JSON.stringify(payload.createdAt)}`
+  if (payload.starttime !== undefined) text += `,\n  "starttime": ${JSON.stringify(payload.starttime)}`
+  if (payload.maxHoldMs !== undefined) text += `,\n  "maxHoldMs": ${JSON.stringify(payload.maxHoldMs)}`
+  if (payload.token !== undefined) text += `,\n  "token": ${JSON.stringify(payload.token)}`
+  return text + "\n}\n"
+}
+
 /** Parses a payload, or `undefined` if the bytes are not a JSON object. */
-export const parsePayload = (bytes: Uint8Array): Partial<LockPayload> | undefined => {
+export const parsePayload = (bytes: Uint8Array): Partial<LockPayload> | undefined => parseText(decoder.decode(bytes))
+
+const parseText = (text: string): Partial<LockPayload> | undefined => {
   try {
-    const value: unknown = JSON.parse(decoder.decode(bytes))
+    const value: unknown = JSON.parse(text)
     return typeof value === "object" && value !== null && !Array.isArray(value)
       ? (value as Partial<LockPayload>)
       : undefined
@@ -78,8 +94,11 @@ export const parsePayload = (bytes: Uint8Array): Partial<LockPayload> | undefine
 }
 
 /** The token in a lock file's bytes, if any. */
-export const tokenOf = (bytes: Uint8Array): string | undefined => {
-  const token = parsePayload(bytes)?.token
+export const tokenOf = (bytes: Uint8Array): string | undefined => tokenOfText(decoder.decode(bytes))
+
+/** The token in a lock file's text, if any. */
+export const tokenOfText = (text: string): string | undefined => {
+  const token = parseText(text)?.token
   return typeof token === "string" ? token : undefined
 }
 

@@ -2,11 +2,13 @@
  * The primitive backend over a `MemoryVolume`.
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as posix from "node:path/posix"
 import { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
 import type { Backend, LockRegistry, StatInfo } from "./backend.js"
 import { makeLockRegistry } from "./backend.js"
+import * as LockFile from "./lockFile.js"
 import type { Inode, MemoryVolume } from "./memoryVolume.js"
 import { VolumeError } from "./memoryVolume.js"
 
@@ -44,12 +46,14 @@ const toStat = (inode: Inode): StatInfo => ({
 })
 
 const NEWLINE = new Uint8Array([0x0a])
+const encoder = new TextEncoder()
 
 const registries = new WeakMap<MemoryVolume, LockRegistry>()
 
 /** The backend over an in-memory volume (the in-process lock state is per volume). */
 export const memoryBackend = (volume: MemoryVolume): Backend => {
   const held = new Map<string, string>()
+  let temporaries = 0
   let locks = registries.get(volume)
   if (locks === undefined) {
     locks = makeLockRegistry()
@@ -132,14 +136,14 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
           let closed = false
           return {
             unsafeAppend: (data: string | Uint8Array) => {
-              if (closed) throw fsError(path, "append", new VolumeError("EBADF", path, "append"))
+              if (closed) return Either.left(fsError(path, "append", new VolumeError("EBADF", path, "append")))
               const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data
               try {
                 volume.write(inode, bytes)
               } catch (error) {
-                throw fsError(path, "append", error)
+                return Either.left(fsError(path, "append", error))
               }
-              return bytes.length
+              return Either.right(bytes.length)
             },
             close: Effect.sync(() => {
               closed = true
@@ -147,6 +151,21 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
           }
         },
         catch: orNotFound(path, "open")
+      }),
+    createLockFile: (path, content) =>
+      Effect.try({
+        try: () => {
+          if (volume.exists(path) || volume.isDirectory(path)) return false
+          volume.mkdir(posix.dirname(volume.resolve(path)))
+          volume.write(volume.create(path, "create"), encoder.encode(content))
+          return true
+        },
+        catch: (e) => fsError(path, "create", e)
+      }),
+    removeLockFile: (path, token) =>
+      Effect.sync(() => {
+        const text = volume.readText(path)
+        if (text !== undefined && LockFile.tokenOfText(text) === token) volume.remove(path)
       }),
     createExclusive: (path) =>
       Effect.try({
@@ -212,6 +231,7 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
     isAlive: (pid) => volume.isAlive(pid),
     starttime: (pid) => volume.starttime(pid),
     startedAtMs: () => undefined,
+    nextTemporary: () => temporaries++,
     registerHeld: (lockPath, token) => void held.set(lockPath, token),
     unregisterHeld: (lockPath) => void held.delete(lockPath),
     locks

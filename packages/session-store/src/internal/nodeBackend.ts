@@ -5,15 +5,28 @@
  * reads go chunk by chunk, so other fibers run between chunks.
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
-import type { AppendHandle, Backend, FileContent, LinkInfo, StatInfo, WriteHandle } from "./backend.js"
-import { FileBackend, hasCode, makeLockRegistry } from "./backend.js"
-import { bootTime, canonicalOf, CLOCK_TICKS, kindOf, openForRead } from "./nodePaths.js"
+import type { AppendHandle, Backend, FileContent, LinkInfo, LockRegistry, StatInfo, WriteHandle } from "./backend.js"
+import { FileBackend, hasCode, ProcessLocks } from "./backend.js"
+import type { ExitCleanup } from "./nodeLockFiles.js"
+import { createLockFile, makeExitCleanup, removeLockFile } from "./nodeLockFiles.js"
+import type { ProcReader } from "./nodePaths.js"
+import {
+  canonicalOf,
+  CLOCK_TICKS,
+  kindOf,
+  openForRead,
+  openForReadWithStat,
+  readBootTime,
+  readProc as nodeReadProc,
+  readStarttime
+} from "./nodePaths.js"
 
 const codeOf = (error: unknown): string | undefined =>
   typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
@@ -85,75 +98,6 @@ const syncDirectory = (dir: string): void => {
   }
 }
 
-// ---- locks held by this process, removed synchronously on exit and on SIGINT/SIGTERM ----
-
-const held = new Map<string, string>()
-const signals = ["SIGINT", "SIGTERM"] as const
-
-const removeHeldLocks = (): void => {
-  for (const [lockPath, token] of held) {
-    try {
-      const payload = JSON.parse(fs.readFileSync(lockPath, "utf8")) as { token?: unknown }
-      if (payload.token === token) fs.unlinkSync(lockPath)
-    } catch {
-      // gone or not ours any more
-    }
-  }
-  held.clear()
-}
-
-const onSignal = (signal: NodeJS.Signals): void => {
-  // only when nobody else handles the signal: then the default action (exit) is ours to keep
-  if (process.listenerCount(signal) === 1) {
-    removeHeldLocks()
-    uninstall()
-    process.kill(process.pid, signal)
-  }
-}
-
-let installed = false
-const install = (): void => {
-  if (installed) return
-  installed = true
-  process.on("exit", removeHeldLocks)
-  for (const signal of signals) process.on(signal, onSignal)
-}
-const uninstall = (): void => {
-  if (!installed) return
-  installed = false
-  process.removeListener("exit", removeHeldLocks)
-  for (const signal of signals) process.removeListener(signal, onSignal)
-}
-
-/**
- * Uninstalls the handlers a moment after the last lock is let go, not at once: a writer that
- * takes the lock for each append would otherwise start and stop the signal watchers every time
- * (about a tenth of each append's cost). Until then the handlers change nothing: with no lock
- * held, a signal nobody else handles still ends the process by its default action.
- */
-let uninstallTimer: ReturnType<typeof setTimeout> | undefined
-const UNINSTALL_AFTER_MS = 1000
-const uninstallSoon = (): void => {
-  if (!installed || uninstallTimer !== undefined) return
-  uninstallTimer = setTimeout(() => {
-    uninstallTimer = undefined
-    if (held.size === 0) uninstall()
-  }, UNINSTALL_AFTER_MS)
-  uninstallTimer.unref()
-}
-
-const readStarttime = (pid: number): number | undefined => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    // fields after the command name "(...)" start at field 3; starttime is field 22
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    const value = Number(fields[19])
-    return Number.isFinite(value) ? value : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** `close` closes `fd` the first time it runs and does nothing after; `isClosed` tells whether it ran. */
 const closeOnce = (fd: number): { readonly close: Effect.Effect<void>; readonly isClosed: () => boolean } => {
   let closed = false
@@ -183,225 +127,258 @@ const makeAppendHandle = (path: string, fd: number): AppendHandle => {
   const { close, isClosed } = closeOnce(fd)
   return {
     unsafeAppend: (data, fsync) => {
+      if (isClosed()) return Either.left(fsError(path, "append", new Error("append handle is closed")))
       try {
-        if (isClosed()) throw new Error("append handle is closed")
         const written = typeof data === "string" ? writeStringFully(fd, data) : (writeFully(fd, data), data.length)
         if (fsync) fs.fsyncSync(fd)
-        return written
+        return Either.right(written)
       } catch (error) {
-        throw fsError(path, "append", error)
+        return Either.left(fsError(path, "append", error))
       }
     },
     close
   }
 }
 
-/** The node:fs backend. */
-export const nodeBackend: Backend = {
-  resolve: (path) => nodePath.resolve(path),
-  dirname: (path) => nodePath.dirname(path),
-  basename: (path) => nodePath.basename(path),
-  join: (dir, name) => nodePath.join(dir, name),
-  canonical: canonicalOf,
-  stat: (path) =>
-    Effect.try({
-      try: () => {
-        const st = fs.statSync(path, { bigint: true, throwIfNoEntry: false })
-        return st === undefined ? Option.none() : Option.some(toStat(st))
-      },
-      catch: (e) => fsError(path, "stat", e)
-    }),
-  lstat: (path) =>
-    Effect.try({
-      try: () => {
-        const st = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false })
-        return st === undefined
-          ? Option.none()
-          : Option.some<LinkInfo>({ kind: kindOf(st), ino: st.ino, mtimeNs: st.mtimeNs })
-      },
-      catch: (e) => fsError(path, "lstat", e)
-    }),
-  readTail: (path, length, end) =>
-    Effect.try({
-      try: () => {
-        const fd = openForRead(path, "read")
-        try {
-          const stat = toStat(fs.fstatSync(fd, { bigint: true }))
-          const stop = Math.min(end ?? stat.size, stat.size)
-          const start = Math.max(0, stop - length)
-          return { stat, bytes: readFully(fd, stop - start, start) }
-        } finally {
-          fs.closeSync(fd)
-        }
-      },
-      catch: readFailure(path, "read")
-    }),
-  openRead: (path) =>
-    // synchronous positional reads: parsing what is read blocks the thread anyway, and a
-    // thread-pool round trip per chunk costs more than the read itself (tail reads of a few KiB
-    // took 25-130 ms through fs.promises on a loaded machine); fibers still interleave between chunks
-    Effect.acquireRelease(
-      Effect.try({ try: () => openForRead(path, "open"), catch: readFailure(path, "open") }),
-      (fd) => Effect.sync(() => fs.closeSync(fd)).pipe(Effect.ignore)
-    ).pipe(Effect.map((fd) => ({
-      read: (position: number, length: number) =>
-        Effect.try({
-          try: () => readFully(fd, length, position),
-          catch: (e) => fsError(path, "read", e, position)
-        })
-    }))),
-  append: (path, bytes, options) =>
-    Effect.try({
-      try: () => {
-        const flags = fs.constants.O_APPEND | fs.constants.O_RDWR | (options.create ? fs.constants.O_CREAT : 0)
-        let created = false
-        let fd: number
-        try {
-          fd = fs.openSync(path, flags, 0o600)
-        } catch (error) {
-          if (!options.create || !hasCode(error, "ENOENT")) throw error
-          fs.mkdirSync(nodePath.dirname(path), { recursive: true, mode: 0o700 })
-          fd = fs.openSync(path, flags, 0o600)
-          created = true
-        }
-        try {
-          const before = Number(fs.fstatSync(fd).size)
-          created ||= before === 0
-          let prefixedNewline = false
-          if (before > 0) {
-            const last = readFully(fd, 1, before - 1)
-            prefixedNewline = last[0] !== 0x0a
-          }
-          const payload = prefixedNewline ? Buffer.concat([Buffer.from([0x0a]), bytes]) : bytes
-          writeFully(fd, payload)
-          if (options.fsync) fs.fsyncSync(fd)
-          const size = Number(fs.fstatSync(fd).size)
-          if (options.fsync && created) syncDirectory(nodePath.dirname(path))
-          return { offset: size - bytes.length, bytesWritten: payload.length, prefixedNewline, size }
-        } finally {
-          fs.closeSync(fd)
-        }
-      },
-      catch: orNotFound(path, "append")
-    }),
-  openAppend: (path) =>
-    Effect.try({
-      try: () => makeAppendHandle(path, fs.openSync(path, fs.constants.O_APPEND | fs.constants.O_WRONLY)),
-      catch: orNotFound(path, "open")
-    }),
-  createExclusive: (path) =>
-    Effect.try({
-      try: () => makeWriteHandle(path, fs.openSync(path, "wx", 0o600)),
-      catch: (e) => fsError(path, "create", e)
-    }),
-  readFile: (path) =>
-    Effect.try({
-      try: (): Option.Option<FileContent> => {
-        let fd: number
-        try {
-          fd = fs.openSync(path, "r")
-        } catch (error) {
-          if (hasCode(error, "ENOENT")) return Option.none()
-          throw error
-        }
-        try {
-          const st = fs.fstatSync(fd, { bigint: true })
-          return Option.some({ bytes: readFully(fd, Number(st.size), 0), ino: st.ino, mtimeNs: st.mtimeNs })
-        } finally {
-          fs.closeSync(fd)
-        }
-      },
-      catch: (e) => fsError(path, "read", e)
-    }),
-  rename: (from, to) => Effect.try({ try: () => fs.renameSync(from, to), catch: orNotFound(from, "rename") }),
-  remove: (path) =>
-    Effect.try({
-      try: () => {
-        try {
-          fs.unlinkSync(path)
-        } catch (error) {
-          if (!hasCode(error, "ENOENT")) throw error
-        }
-      },
-      catch: (e) => fsError(path, "remove", e)
-    }),
-  link: (existing, to) => Effect.try({ try: () => fs.linkSync(existing, to), catch: orNotFound(existing, "link") }),
-  copyExclusive: (from, to) =>
-    Effect.try({
-      try: () => {
-        fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL)
-        fs.chmodSync(to, 0o600)
-        const fd = fs.openSync(to, "r")
-        try {
-          fs.fsyncSync(fd)
-        } finally {
-          fs.closeSync(fd)
-        }
-      },
-      catch: orNotFound(from, "backup")
-    }),
-  makeDirectory: (dir) =>
-    Effect.try({
-      try: () => void fs.mkdirSync(dir, { recursive: true, mode: 0o700 }),
-      catch: (e) => fsError(dir, "mkdir", e)
-    }),
-  listDirectory: (dir) =>
-    Effect.try({
-      try: () => {
-        let names: Array<fs.Dirent>
-        try {
-          names = fs.readdirSync(dir, { withFileTypes: true })
-        } catch (error) {
-          if (hasCode(error, "ENOENT") || hasCode(error, "ENOTDIR")) return []
-          throw error
-        }
-        return names.map((dirent) => {
-          let st: fs.Stats | undefined
-          try {
-            st = dirent.isFile() || dirent.isSymbolicLink() ? fs.statSync(nodePath.join(dir, dirent.name)) : undefined
-          } catch {
-            st = undefined
-          }
-          return {
-            name: dirent.name,
-            isFile: st?.isFile() ?? false,
-            isDirectory: dirent.isDirectory() || (st?.isDirectory() ?? false),
-            mtimeMs: st?.mtimeMs ?? 0,
-            size: st?.size ?? 0
-          }
-        })
-      },
-      catch: (e) => fsError(dir, "readdir", e)
-    }),
-  syncDirectory: (dir) => Effect.sync(() => syncDirectory(dir)),
-  hostname: os.hostname(),
-  pid: process.pid,
-  isAlive: (pid) => {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch (error) {
-      if (hasCode(error, "ESRCH")) return false
-      if (hasCode(error, "EPERM")) return true
-      return undefined
-    }
-  },
-  starttime: readStarttime,
-  startedAtMs: (pid) => {
-    const ticks = readStarttime(pid)
-    const boot = bootTime()
-    return ticks === undefined || boot === undefined ? undefined : boot * 1000 + (ticks * 1000) / CLOCK_TICKS
-  },
-  registerHeld: (lockPath, token) => {
-    held.set(lockPath, token)
-    install()
-  },
-  unregisterHeld: (lockPath) => {
-    held.delete(lockPath)
-    if (held.size === 0) uninstallSoon()
-  },
-  locks: makeLockRegistry()
+/** Options of `make` (for tests: where /proc is read from). */
+export interface Options {
+  readonly readProc?: ProcReader
 }
 
-/** The Node backend as a layer. */
-export const layer: Layer.Layer<FileBackend> = Layer.succeed(FileBackend, nodeBackend)
+/**
+ * A node:fs backend with its own state: the lock files it holds for the exit and signal
+ * handlers (and those handlers), its count of temporary files and its cached boot time. The
+ * in-process lock state (held locks, gates) is the process's, from `ProcessLocks`.
+ */
+export const make = (
+  locks: LockRegistry,
+  options: Options = {}
+): { readonly backend: Backend; readonly cleanup: ExitCleanup } => {
+  const readProc = options.readProc ?? nodeReadProc
+  const cleanup = makeExitCleanup()
+  let temporaries = 0
+  let bootTimeS: number | undefined | null = null
+  const bootTime = (): number | undefined => {
+    if (bootTimeS === null) bootTimeS = readBootTime(readProc)
+    return bootTimeS
+  }
+  const starttime = (pid: number) => readStarttime(readProc, pid)
+  const backend: Backend = {
+    resolve: (path) => nodePath.resolve(path),
+    dirname: (path) => nodePath.dirname(path),
+    basename: (path) => nodePath.basename(path),
+    join: (dir, name) => nodePath.join(dir, name),
+    canonical: canonicalOf,
+    stat: (path) =>
+      Effect.try({
+        try: () => {
+          const st = fs.statSync(path, { bigint: true, throwIfNoEntry: false })
+          return st === undefined ? Option.none() : Option.some(toStat(st))
+        },
+        catch: (e) => fsError(path, "stat", e)
+      }),
+    lstat: (path) =>
+      Effect.try({
+        try: () => {
+          const st = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false })
+          return st === undefined
+            ? Option.none()
+            : Option.some<LinkInfo>({ kind: kindOf(st), ino: st.ino, mtimeNs: st.mtimeNs })
+        },
+        catch: (e) => fsError(path, "lstat", e)
+      }),
+    readTail: (path, length, end) =>
+      Effect.try({
+        try: () => {
+          const opened = openForReadWithStat(path, "read")
+          const fd = opened.fd
+          try {
+            const stat = toStat(opened.stat)
+            const stop = Math.min(end ?? stat.size, stat.size)
+            const start = Math.max(0, stop - length)
+            return { stat, bytes: readFully(fd, stop - start, start) }
+          } finally {
+            fs.closeSync(fd)
+          }
+        },
+        catch: readFailure(path, "read")
+      }),
+    openRead: (path) =>
+      // synchronous positional reads: parsing what is read blocks the thread anyway, and a
+      // thread-pool round trip per chunk costs more than the read itself (tail reads of a few KiB
+      // took 25-130 ms through fs.promises on a loaded machine); fibers still interleave between chunks
+      Effect.acquireRelease(
+        Effect.try({ try: () => openForRead(path, "open"), catch: readFailure(path, "open") }),
+        (fd) => Effect.sync(() => fs.closeSync(fd)).pipe(Effect.ignore)
+      ).pipe(Effect.map((fd) => ({
+        read: (position: number, length: number) =>
+          Effect.try({
+            try: () => readFully(fd, length, position),
+            catch: (e) => fsError(path, "read", e, position)
+          })
+      }))),
+    append: (path, bytes, options) =>
+      Effect.try({
+        try: () => {
+          const flags = fs.constants.O_APPEND | fs.constants.O_RDWR | (options.create ? fs.constants.O_CREAT : 0)
+          let created = false
+          let fd: number
+          try {
+            fd = fs.openSync(path, flags, 0o600)
+          } catch (error) {
+            if (!options.create || !hasCode(error, "ENOENT")) throw error
+            fs.mkdirSync(nodePath.dirname(path), { recursive: true, mode: 0o700 })
+            fd = fs.openSync(path, flags, 0o600)
+            created = true
+          }
+          try {
+            const before = Number(fs.fstatSync(fd).size)
+            created ||= before === 0
+            let prefixedNewline = false
+            if (before > 0) {
+              const last = readFully(fd, 1, before - 1)
+              prefixedNewline = last[0] !== 0x0a
+            }
+            const payload = prefixedNewline ? Buffer.concat([Buffer.from([0x0a]), bytes]) : bytes
+            writeFully(fd, payload)
+            if (options.fsync) fs.fsyncSync(fd)
+            const size = Number(fs.fstatSync(fd).size)
+            if (options.fsync && created) syncDirectory(nodePath.dirname(path))
+            return { offset: size - bytes.length, bytesWritten: payload.length, prefixedNewline, size }
+          } finally {
+            fs.closeSync(fd)
+          }
+        },
+        catch: orNotFound(path, "append")
+      }),
+    openAppend: (path) =>
+      Effect.try({
+        try: () => makeAppendHandle(path, fs.openSync(path, fs.constants.O_APPEND | fs.constants.O_WRONLY)),
+        catch: orNotFound(path, "open")
+      }),
+    createLockFile: (path, content) =>
+      Effect.try({ try: () => createLockFile(path, content), catch: (e) => fsError(path, "create", e) }),
+    removeLockFile: (path, token) => Effect.sync(() => removeLockFile(path, token)),
+    createExclusive: (path) =>
+      Effect.try({
+        try: () => makeWriteHandle(path, fs.openSync(path, "wx", 0o600)),
+        catch: (e) => fsError(path, "create", e)
+      }),
+    readFile: (path) =>
+      Effect.try({
+        try: (): Option.Option<FileContent> => {
+          let fd: number
+          try {
+            fd = fs.openSync(path, "r")
+          } catch (error) {
+            if (hasCode(error, "ENOENT")) return Option.none()
+            throw error
+          }
+          try {
+            const st = fs.fstatSync(fd, { bigint: true })
+            return Option.some({ bytes: readFully(fd, Number(st.size), 0), ino: st.ino, mtimeNs: st.mtimeNs })
+          } finally {
+            fs.closeSync(fd)
+          }
+        },
+        catch: (e) => fsError(path, "read", e)
+      }),
+    rename: (from, to) => Effect.try({ try: () => fs.renameSync(from, to), catch: orNotFound(from, "rename") }),
+    remove: (path) =>
+      Effect.try({
+        try: () => {
+          try {
+            fs.unlinkSync(path)
+          } catch (error) {
+            if (!hasCode(error, "ENOENT")) throw error
+          }
+        },
+        catch: (e) => fsError(path, "remove", e)
+      }),
+    link: (existing, to) => Effect.try({ try: () => fs.linkSync(existing, to), catch: orNotFound(existing, "link") }),
+    copyExclusive: (from, to) =>
+      Effect.try({
+        try: () => {
+          fs.copyFileSync(from, to, fs.constants.COPYFILE_EXCL)
+          fs.chmodSync(to, 0o600)
+          const fd = fs.openSync(to, "r")
+          try {
+            fs.fsyncSync(fd)
+          } finally {
+            fs.closeSync(fd)
+          }
+        },
+        catch: orNotFound(from, "backup")
+      }),
+    makeDirectory: (dir) =>
+      Effect.try({
+        try: () => void fs.mkdirSync(dir, { recursive: true, mode: 0o700 }),
+        catch: (e) => fsError(dir, "mkdir", e)
+      }),
+    listDirectory: (dir) =>
+      Effect.try({
+        try: () => {
+          let names: Array<fs.Dirent>
+          try {
+            names = fs.readdirSync(dir, { withFileTypes: true })
+          } catch (error) {
+            if (hasCode(error, "ENOENT") || hasCode(error, "ENOTDIR")) return []
+            throw error
+          }
+          return names.map((dirent) => {
+            let st: fs.Stats | undefined
+            try {
+              st = dirent.isFile() || dirent.isSymbolicLink() ? fs.statSync(nodePath.join(dir, dirent.name)) : undefined
+            } catch {
+              st = undefined
+            }
+            return {
+              name: dirent.name,
+              isFile: st?.isFile() ?? false,
+              isDirectory: dirent.isDirectory() || (st?.isDirectory() ?? false),
+              mtimeMs: st?.mtimeMs ?? 0,
+              size: st?.size ?? 0
+            }
+          })
+        },
+        catch: (e) => fsError(dir, "readdir", e)
+      }),
+    syncDirectory: (dir) => Effect.sync(() => syncDirectory(dir)),
+    hostname: os.hostname(),
+    pid: process.pid,
+    isAlive: (pid) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch (error) {
+        if (hasCode(error, "ESRCH")) return false
+        if (hasCode(error, "EPERM")) return true
+        return undefined
+      }
+    },
+    starttime,
+    startedAtMs: (pid) => {
+      const ticks = starttime(pid)
+      const boot = bootTime()
+      return ticks === undefined || boot === undefined ? undefined : boot * 1000 + (ticks * 1000) / CLOCK_TICKS
+    },
+    nextTemporary: () => temporaries++,
+    registerHeld: cleanup.register,
+    unregisterHeld: cleanup.unregister,
+    locks
+  }
+  return { backend, cleanup }
+}
+
+/**
+ * The Node backend as a layer: each build has its own state (see `make`); its exit and signal
+ * handlers go with it when the layer is released.
+ */
+export const layer: Layer.Layer<FileBackend> = Layer.scoped(
+  FileBackend,
+  Effect.flatMap(ProcessLocks, (locks) =>
+    Effect.acquireRelease(
+      Effect.sync(() => make(locks)),
+      ({ cleanup }) => Effect.sync(cleanup.dispose)
+    ).pipe(Effect.map(({ backend }) => backend)))
+)

@@ -35,7 +35,8 @@ export const canonicalOf = (path: string): string => {
   let current = nodePath.resolve(path)
   for (let hops = 0; hops < 40; hops++) {
     try {
-      return fs.realpathSync(current)
+      // realpath(3): one call, not an lstat per folder from JavaScript (the lock takes it per write)
+      return fs.realpathSync.native(current)
     } catch {
       // missing, or a dangling link: follow the link by hand, else resolve the folder only
     }
@@ -44,7 +45,7 @@ export const canonicalOf = (path: string): string => {
       target = fs.readlinkSync(current)
     } catch {
       try {
-        return nodePath.join(fs.realpathSync(nodePath.dirname(current)), nodePath.basename(current))
+        return nodePath.join(fs.realpathSync.native(nodePath.dirname(current)), nodePath.basename(current))
       } catch {
         return current
       }
@@ -54,19 +55,36 @@ export const canonicalOf = (path: string): string => {
   return current
 }
 
-let bootTimeS: number | undefined | null = null
 /** Clock ticks per second of /proc/<pid>/stat's start time. */
 export const CLOCK_TICKS = 100 // USER_HZ: fixed at 100 in the Linux ABI on every architecture Node runs on
-/** Boot time (s since the epoch) from /proc/stat, where there is one. */
-export const bootTime = (): number | undefined => {
-  if (bootTimeS !== null) return bootTimeS
+
+/** Reads a small text file of /proc (`undefined` where there is none). */
+export type ProcReader = (path: string) => string | undefined
+
+/** The real /proc. */
+export const readProc: ProcReader = (path) => {
   try {
-    const match = /^btime (\d+)$/m.exec(fs.readFileSync("/proc/stat", "utf8"))
-    bootTimeS = match === null ? undefined : Number(match[1])
+    return fs.readFileSync(path, "utf8")
   } catch {
-    bootTimeS = undefined
+    return undefined
   }
-  return bootTimeS
+}
+
+/** Boot time (s since the epoch) from /proc/stat, where there is one (not cached: the backend keeps it). */
+export const readBootTime = (read: ProcReader): number | undefined => {
+  const text = read("/proc/stat")
+  const match = text === undefined ? null : /^btime (\d+)$/m.exec(text)
+  return match === null ? undefined : Number(match[1])
+}
+
+/** A process's start time in clock ticks since boot (`/proc/<pid>/stat` field 22). */
+export const readStarttime = (read: ProcReader, pid: number): number | undefined => {
+  const stat = read(`/proc/${pid}/stat`)
+  if (stat === undefined) return undefined
+  // fields after the command name "(...)" start at field 3; starttime is field 22
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  const value = Number(fields[19])
+  return Number.isFinite(value) ? value : undefined
 }
 
 // ---- reads: only regular files are opened (a FIFO would block the open, and the whole process, forever) ----
@@ -89,14 +107,21 @@ const O_READ = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0)
  * is refused without being opened; then a non-blocking open (a FIFO swapped in after the stat does
  * not block it) and a check of what was opened. Throws a `NotRegularFileError` or the system error.
  */
-export const openForRead = (path: string, operation: string): number => {
+export const openForRead = (path: string, operation: string): number => openForReadWithStat(path, operation).fd
+
+/** `openForRead`, giving also the fstat of what was opened (bigint), which it takes anyway. */
+export const openForReadWithStat = (
+  path: string,
+  operation: string
+): { readonly fd: number; readonly stat: fs.BigIntStats } => {
   requireRegular(path, operation, fs.statSync(path))
   const fd = fs.openSync(path, O_READ)
   try {
-    requireRegular(path, operation, fs.fstatSync(fd))
+    const stat = fs.fstatSync(fd, { bigint: true })
+    requireRegular(path, operation, stat)
+    return { fd, stat }
   } catch (error) {
     fs.closeSync(fd)
     throw error
   }
-  return fd
 }

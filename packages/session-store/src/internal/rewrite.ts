@@ -28,7 +28,6 @@ export interface Replaced {
 }
 
 const encoder = new TextEncoder()
-let tempCounter = 0
 
 const hex8 = Effect.map(Random.nextIntBetween(0, 0x7fffffff), (n) => n.toString(16).padStart(8, "0"))
 
@@ -138,7 +137,7 @@ export const replace = <E, R>(
       : yield* backend.listDirectory(dir).pipe(Effect.orElseSucceed((): ReadonlyArray<DirEntry> => []))
     if (existing === undefined) yield* backend.makeDirectory(dir)
     else yield* removeOrphanTemps(backend, dir, base, listed)
-    const temp = backend.join(dir, SessionFiles.temporaryName(base, backend.pid, tempCounter++, yield* hex8))
+    const temp = backend.join(dir, SessionFiles.temporaryName(base, backend.pid, backend.nextTemporary(), yield* hex8))
     const handle = yield* backend.createExclusive(temp)
     let backup: { readonly path: string; readonly made: boolean } | undefined
     let renamed = false

@@ -12,7 +12,7 @@ import * as OversizedLine from "../../OversizedLine.js"
 import { SessionFileConflictError } from "../../SessionError.js"
 import * as SessionRef from "../../SessionRef.js"
 import type { FileNotFoundError } from "../../StoreError.js"
-import { FileSystemError } from "../../StoreError.js"
+import type { FileSystemError } from "../../StoreError.js"
 import type * as TranscriptFile from "../../TranscriptFile.js"
 import type * as TranscriptLock from "../../TranscriptLock.js"
 import type {
@@ -162,15 +162,9 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
           return heldAppend(cursor, texts, options)
         })
       }
-      let written: number
-      try {
-        written = appender.unsafeAppend(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n")
-      } catch (error) {
-        return Effect.zipRight(
-          dropAppender(hold),
-          error instanceof FileSystemError ? Effect.fail(error) : Effect.die(error)
-        )
-      }
+      const appended = appender.unsafeAppend(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n")
+      if (appended._tag === "Left") return Effect.zipRight(dropAppender(hold), Effect.fail(appended.left))
+      const written = appended.right
       const { end, positions } = positionsOf(cursor.end, texts, texts.length === 1 ? written : undefined)
       const next = new JsonlCursor(undefined, end, true)
       wrote(next)
