@@ -10,6 +10,14 @@
 // and so does a package that registered no backend. Failing cases are named on stderr. Exits
 // non-zero when anything failed or no backend ran.
 //
+// session-store registers three backends: `jsonl` (JSONL files in real temporary folders),
+// `memory` (`MemoryStore`, the in-memory backend: rows in plain state, no filesystem) and
+// `jsonl-memfs` (the JSONL files on one in-memory volume), so the output starts
+//   jsonl: N passed, 0 failed
+//   memory: N passed, 0 failed
+//   jsonl-memfs: N passed, 0 failed
+// and other packages' backends (sqlite, postgres, …) follow in their packages' order.
+//
 // Arguments: package folder names to run only those (e.g. `pnpm conformance session-store`).
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"

@@ -15,12 +15,11 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { fold, isCurrent, recover } from "./internal/store/rows.js"
-import { infoReader } from "./SessionCatalog.js"
 import { SessionFileConflictError } from "./SessionError.js"
 import * as SessionRef from "./SessionRef.js"
-import type { Appended, Changes, Cursor, Held, Loaded, Position, TranscriptStoreShape } from "./TranscriptStore.js"
-import { emptyReport, SessionNotFoundError, StaleCursorError, TranscriptStore } from "./TranscriptStore.js"
+import * as StoreRows from "./StoreRows.js"
+import type { Appended, Changes, Cursor, Held, LoadReport, Position, TranscriptStoreShape } from "./TranscriptStore.js"
+import { SessionNotFoundError, StaleCursorError, TranscriptStore } from "./TranscriptStore.js"
 
 /** One stored session. */
 export interface StoredSession {
@@ -47,18 +46,6 @@ export interface State {
 /** A fresh, empty state. */
 export const makeState = (): State => ({ sessions: new Map(), backups: new Map(), holds: new Map() })
 
-interface MemoryCursor {
-  readonly store: symbol
-  readonly key: string
-  readonly generation: number
-  readonly seq: number
-}
-
-const positionAfter = (position: Position, _text: string): Position => ({
-  line: position.line + 1,
-  offset: position.offset + 1
-})
-
 const dirnameOf = (path: string): string => {
   const slash = path.lastIndexOf("/")
   return slash <= 0 ? (slash === 0 ? "/" : "") : path.slice(0, slash)
@@ -77,45 +64,14 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
       ref._tag === "File" || ref._tag === "Memory"
         ? Effect.succeed(ref)
         : Effect.fail(new SessionRef.UnsupportedSessionRefError({ ref: SessionRef.format(ref), store: "memory" }))
-    const toCursor = (c: MemoryCursor): Cursor => c as unknown as Cursor
-    const fromCursor = (c: Cursor, key: string): MemoryCursor | undefined => {
-      const mc = c as unknown as Partial<MemoryCursor>
-      return mc.store === id && mc.key === key ? (mc as MemoryCursor) : undefined
-    }
     const cursorOf = (key: string, session: StoredSession) =>
-      toCursor({ store: id, key, generation: session.generation, seq: session.rows.length })
-    const parseFrom = (rows: ReadonlyArray<string>, from: number) => {
-      const out: Array<Line.ParsedLine> = []
-      for (let i = from; i < rows.length; i++) out.push(Line.parse(rows[i]!, i + 1, i))
-      return out
-    }
-    const loadedOf = (key: string, session: StoredSession, lines: ReadonlyArray<Line.ParsedLine>, extra = {}) => {
-      const folded = fold(lines)
-      const corrupt = lines.flatMap((l) =>
-        l._tag === "Corrupt" ? [{ line: l.line, offset: l.offset, reason: l.reason }] : []
-      )
-      const loaded: Loaded = {
-        exists: true,
-        state: folded.state,
-        rows: () => [...lines],
-        cursor: cursorOf(key, session),
-        end: { line: session.rows.length, offset: session.rows.length },
-        tailId: folded.tailId,
-        hasAssistant: folded.hasAssistant,
-        report: { ...emptyReport, corrupt, ...extra }
-      }
-      return loaded
-    }
-    const nothing: Loaded = {
-      exists: false,
-      state: fold([]).state,
-      rows: () => [],
-      cursor: undefined,
-      end: { line: 0, offset: 0 },
-      tailId: null,
-      hasAssistant: false,
-      report: emptyReport
-    }
+      StoreRows.toCursor({ store: id, key, generation: session.generation, seq: session.rows.length })
+    const loadedOf = (
+      key: string,
+      session: StoredSession,
+      lines: ReadonlyArray<Line.ParsedLine>,
+      extra: Partial<LoadReport> = {}
+    ) => StoreRows.loaded(lines, cursorOf(key, session), extra)
     const backupOf = (key: string, rows: ReadonlyArray<string>, label: string) => {
       backupCounter += 1
       const name = `${key}.${label}-${backupCounter}`
@@ -126,18 +82,11 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
     const changesOf = (key: string, cursor: Cursor) =>
       Effect.sync((): Changes => {
         const session = state.sessions.get(key)
-        if (session === undefined) return { _tag: "Missing" }
-        const mc = fromCursor(cursor, key)
-        if (mc === undefined || mc.generation !== session.generation || mc.seq > session.rows.length) {
-          return { _tag: "Replaced" }
-        }
-        if (mc.seq === session.rows.length) return { _tag: "Unchanged" }
-        return {
-          _tag: "Appended",
-          rows: parseFrom(session.rows, mc.seq),
-          cursor: cursorOf(key, session),
-          end: { line: session.rows.length, offset: session.rows.length }
-        }
+        return StoreRows.changes(
+          session === undefined ? undefined : { texts: session.rows, generation: session.generation },
+          StoreRows.fromCursor(cursor, id, key),
+          () => cursorOf(key, session!)
+        )
       })
 
     const write = (key: string, session: StoredSession, texts: ReadonlyArray<string>) =>
@@ -152,7 +101,7 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
         return {
           cursor: cursorOf(key, session),
           positions,
-          end: { line: session.rows.length, offset: session.rows.length }
+          end: StoreRows.end(session.rows.length)
         }
       })
 
@@ -185,7 +134,7 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
       ref,
       vouches: (cursor) => {
         const session = state.sessions.get(key)
-        const mc = fromCursor(cursor, key)
+        const mc = StoreRows.fromCursor(cursor, id, key)
         return session !== undefined && mc !== undefined && mc.generation === session.generation &&
           mc.seq === session.rows.length
       },
@@ -226,7 +175,9 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
         Effect.flatMap(replaceRows(key, ref, rows.map(Line.serialize), options.backup), ({ backup, session }) =>
           Effect.succeed({
             backup,
-            loaded: session.rows.length === 0 ? nothing : loadedOf(key, session, parseFrom(session.rows, 0))
+            loaded: session.rows.length === 0
+              ? StoreRows.missing
+              : loadedOf(key, session, StoreRows.parse(session.rows))
           }))
     })
 
@@ -256,13 +207,13 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
           const key = keyOf(served)
           const session = state.sessions.get(key)
           if (session === undefined || session.rows.length === 0) {
-            return nothing
+            return StoreRows.missing
           }
-          const lines = parseFrom(session.rows, 0)
-          if (isCurrent(lines)) {
+          const lines = StoreRows.parse(session.rows)
+          if (StoreRows.isCurrent(lines)) {
             return loadedOf(key, session, lines)
           }
-          const recovered = yield* recover(lines, options.cwd)
+          const recovered = yield* StoreRows.recover(lines, options.cwd)
           const extra = { migratedFrom: recovered.migratedFrom, recoveredCorruptHeader: recovered.recovered }
           if (options.readOnly === true) {
             return { ...loadedOf(key, session, recovered.lines, extra) }
@@ -271,7 +222,7 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
             Effect.map(
               replaceRows(key, served, recovered.lines.map(Line.serialize), recovered.recovered ? "corrupt" : "backup"),
               ({ backup, session: replaced }) =>
-                loadedOf(key, replaced, parseFrom(replaced.rows, 0), {
+                loadedOf(key, replaced, StoreRows.parse(replaced.rows), {
                   ...extra,
                   corrupt: loadedOf(key, session, lines).report.corrupt,
                   rewritten: true,
@@ -292,13 +243,8 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
         Option.isSome(o) ? [o.value] : []
       )
     }
-    const summaryOf = (key: string, session: StoredSession) => {
-      const reader = infoReader()
-      for (let i = 0; i < session.rows.length; i++) {
-        if (!reader.push(Line.parse(session.rows[i]!, i + 1, i))) break
-      }
-      return Option.map(reader.result(key, session.modifiedMs), (info) => ({ ...info, ref: session.ref }))
-    }
+    const summaryOf = (key: string, session: StoredSession) =>
+      StoreRows.summary(session.ref, key, session.rows, session.modifiedMs)
 
     return {
       name: "memory",
@@ -306,7 +252,7 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
       resolveLocation: (location) => location,
       locationOf: (ref) => ref._tag === "Memory" ? ref.location : ref._tag === "File" ? dirnameOf(ref.path) : "",
       refFor: (location, header) => SessionRef.memory(location, header.id),
-      positionAfter,
+      positionAfter: StoreRows.positionAfter,
       load,
       changes: (ref, cursor) => Effect.flatMap(serve(ref), (served) => changesOf(keyOf(served), cursor)),
       exclusive: (ref, use) => exclusive(ref, use),
@@ -320,11 +266,7 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
         Effect.sync(() => {
           let best: StoredSession | undefined
           for (const session of state.sessions.values()) {
-            if (session.location !== location || session.rows.length === 0) continue
-            const first = session.rows.map((text, i) => Line.parse(text, i + 1, i)).find((l) =>
-              l._tag !== "Blank" && l._tag !== "Corrupt"
-            )
-            if (first?._tag !== "Header") continue
+            if (session.location !== location || !StoreRows.isSession(session.rows)) continue
             if (best === undefined || session.modifiedMs >= best.modifiedMs) best = session
           }
           return best === undefined ? Option.none() : Option.some(best.ref)

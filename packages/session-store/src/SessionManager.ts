@@ -306,19 +306,24 @@ const resetTranscript = (core: Core): Effect.Effect<string | undefined, WriteErr
 const resolveDir = (dir: string | undefined, cwd: string) =>
   dir === undefined ? SessionCatalog.defaultSessionDir(cwd) : Effect.succeed(dir)
 
-/** A new session for `cwd`: its file is chosen in `sessionDir` (default per spec §6), nothing is written yet. */
+/**
+ * A new session for `cwd`: its file is chosen in `sessionDir` (default per spec §6). Nothing is
+ * written yet, unless `eagerFlush` is set: then the header is written at once, and that write
+ * may fail (`WriteError`: the store's failures, or `SessionFileConflictError` when rows are
+ * already stored where the new session's reference points).
+ */
 export const create = (
   cwd: string,
   sessionDir?: string,
   options: Options = {}
-): Effect.Effect<SessionManager, never, StoreRequirement> =>
+): Effect.Effect<SessionManager, WriteError, StoreRequirement> =>
   Effect.gen(function*() {
     const services = yield* servicesOf
     const dir = services.store.resolveLocation(yield* resolveDir(sessionDir, cwd))
     const core = makeCore(services, options, { cwd, sessionDir: dir, ref: undefined, persist: true })
     const header = yield* newHeader(core)
     startNew(core, [{ _tag: "Header", header }], services.store.refFor(dir, header))
-    if (Persist.flushes(core)) yield* Effect.orDie(Persist.flush(core))
+    if (Persist.flushes(core)) yield* Persist.flush(core)
     return make(core)
   })
 
@@ -358,12 +363,12 @@ export const open = (
     return make(core)
   })
 
-/** Opens the most recent session of the folder (by mtime), or creates a new one. */
+/** Opens the most recent session of the folder (by mtime), or creates a new one (`WriteError`: see `create`). */
 export const continueRecent = (
   cwd: string,
   sessionDir?: string,
   options: Options = {}
-): Effect.Effect<SessionManager, OpenError, StoreRequirement> =>
+): Effect.Effect<SessionManager, OpenError | WriteError, StoreRequirement> =>
   Effect.gen(function*() {
     const dir = yield* resolveDir(sessionDir, cwd)
     const recent = yield* (yield* TranscriptStore).mostRecent(dir)

@@ -58,5 +58,8 @@ export * as JsonlStore from "./JsonlStore.js"
 /** The in-memory row backend of the storage interface. */
 export * as MemoryStore from "./MemoryStore.js"
 
+/** For row backends of the storage interface: row positions, a generation cursor, folding, recovery, summaries. */
+export * as StoreRows from "./StoreRows.js"
+
 /** The address of a session, with a string form (a path, `sqlite:PATH#ID`, `postgres://…#ID`, `memory:LOC#ID`). */
 export * as SessionRef from "./SessionRef.js"

@@ -29,7 +29,7 @@ export type {
   Place,
   /** The string form of a session reference. */
   Ref,
-  /** The services the suite's effects need. */
+  /** The services every case needs (the store); a backend's own extras are its `R`. */
   Services,
   /** How the suite reaches sessions of one backend. */
   Subject
@@ -43,15 +43,15 @@ export type {
 } from "./conformance/support.js"
 
 export {
-  /** The JSONL file backend over real temporary folders. */
+  /** The JSONL file backend over real temporary folders (`jsonl`). */
   jsonl,
-  /** The file backend over one in-memory volume (the memory store's stand-in). */
-  memory
+  /** The JSONL file backend over one in-memory volume (`jsonl-memfs`). */
+  jsonlMemfs
 } from "./conformance/fileBackends.js"
 
 export {
-  /** The in-memory row backend (`MemoryStore`): no filesystem, rows in plain state. */
-  rows
+  /** The in-memory backend (`memory`, `MemoryStore`): no filesystem, rows in plain state. */
+  memory
 } from "./conformance/rowBackend.js"
 
 const inVitest = typeof (globalThis as { __vitest_worker__?: unknown }).__vitest_worker__ === "object"
@@ -64,7 +64,7 @@ const required = () => {
 }
 
 /** Registers every conformance case against `backend` (call it at the top level of a vitest test file). */
-export const suite = (backend: Backend, options: { readonly timeout?: number } = {}): void =>
+export const suite = <R>(backend: Backend<R>, options: { readonly timeout?: number } = {}): void =>
   required().register(backend, options)
 
 /** Every group of cases (inside vitest). */

@@ -2,8 +2,8 @@
  * The append API of spec §4: each call builds one entry under the current leaf (id from the id
  * source, unique in the session; timestamp from `Clock`), commits it, and returns its id.
  */
-import type { AgentMessage, Entry } from "@branchlog/session-core"
-import { SessionContext, SessionState, Tree } from "@branchlog/session-core"
+import type { AgentMessage } from "@branchlog/session-core"
+import { Entry, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import { AppendBatchError, ContextEditRefusedError, EntryNotFoundError } from "../../SessionError.js"
 import type { Core } from "./core.js"
@@ -49,7 +49,7 @@ export const appendEntry = (
 export const appendMessage = (core: Core, message: AgentMessage.AgentMessage) =>
   appendEntry(
     core,
-    (b) => ({ type: "message", ...b, message }) as Entry.Entry,
+    (b) => Entry.makeMessage({ ...b, message }),
     "appendMessage",
     message.role === "assistant"
   )
@@ -89,11 +89,11 @@ export const appendMessages = (
 
 /** `appendThinkingLevelChange`. */
 export const appendThinkingLevelChange = (core: Core, thinkingLevel: string) =>
-  appendEntry(core, (b) => ({ type: "thinking_level_change", ...b, thinkingLevel }), "appendThinkingLevelChange")
+  appendEntry(core, (b) => Entry.makeThinkingLevelChange({ ...b, thinkingLevel }), "appendThinkingLevelChange")
 
 /** `appendModelChange`. */
 export const appendModelChange = (core: Core, provider: string, modelId: string) =>
-  appendEntry(core, (b) => ({ type: "model_change", ...b, provider, modelId }), "appendModelChange")
+  appendEntry(core, (b) => Entry.makeModelChange({ ...b, provider, modelId }), "appendModelChange")
 
 /**
  * `appendCompaction` (no validation of `firstKeptEntryId`, as in the references). `null` keeps
@@ -115,8 +115,7 @@ export const appendCompaction = (
     (b) => {
       // pi 1.6: the system messages of the context so far, replayed into one
       const systemMessage = SessionContext.currentSystemMessage(SessionContext.buildSessionContext(core.state).messages)
-      return {
-        type: "compaction",
+      return Entry.makeCompaction({
         ...b,
         summary,
         firstKeptEntryId: firstKeptEntryId ?? b.id,
@@ -124,8 +123,8 @@ export const appendCompaction = (
         details,
         usage,
         fromHook,
-        ...(systemMessage ? { systemMessage: { ...systemMessage, timestamp: Date.parse(b.timestamp) } } : {})
-      } as Entry.Entry
+        systemMessage: systemMessage ? { ...systemMessage, timestamp: Date.parse(b.timestamp) } : undefined
+      })
     },
     "appendCompaction"
   )
@@ -144,7 +143,7 @@ export const appendUsage = (
 ): Effect.Effect<Entry.UsageEntry, WriteError> =>
   appendAndReturn(
     core,
-    (b): Entry.UsageEntry => ({ type: "usage", ...b, kind, provider, model, usage, ...(note ? { note } : {}) }),
+    (b) => Entry.makeUsage({ ...b, kind, provider, model, usage, note: note || undefined }),
     "appendUsage"
   )
 
@@ -190,14 +189,14 @@ export const appendContextEdit = (
     : replacement
   return appendEntry(
     core,
-    (b): Entry.ContextEditEntry => ({ type: "context_edit", ...b, targetId, replacement: stored }),
+    (b) => Entry.makeContextEdit({ ...b, targetId, replacement: stored }),
     "appendContextEdit"
   )
 }
 
 /** `appendCustomEntry` (pi's key order: type, customType, data, id, parentId, timestamp). */
 export const appendCustomEntry = (core: Core, customType: string, data?: unknown) =>
-  appendEntry(core, (b) => ({ type: "custom", customType, data, ...b }) as Entry.Entry, "appendCustomEntry")
+  appendEntry(core, (b) => Entry.makeCustom({ ...b, customType, data }), "appendCustomEntry")
 
 /** `appendCustomMessageEntry`. */
 export const appendCustomMessageEntry = (
@@ -209,13 +208,13 @@ export const appendCustomMessageEntry = (
 ) =>
   appendEntry(
     core,
-    (b) => ({ type: "custom_message", customType, content, display, details, ...b }) as Entry.Entry,
+    (b) => Entry.makeCustomMessage({ ...b, customType, content, display, details }),
     "appendCustomMessageEntry"
   )
 
 /** `appendSessionInfo`: the name is stored trimmed. */
 export const appendSessionInfo = (core: Core, name: string) =>
-  appendEntry(core, (b) => ({ type: "session_info", ...b, name: name.trim() }), "appendSessionInfo")
+  appendEntry(core, (b) => Entry.makeSessionInfo({ ...b, name: name.trim() }), "appendSessionInfo")
 
 /** `appendLabelChange`: fails with `EntryNotFoundError` for an unknown target; `undefined` or `""` clears. */
 export const appendLabelChange = (
@@ -224,5 +223,5 @@ export const appendLabelChange = (
   label: string | undefined
 ): Effect.Effect<string, WriteError | EntryNotFoundError> =>
   core.state.byId.has(targetId) || SessionState.hasId(core.state, targetId)
-    ? appendEntry(core, (b) => ({ type: "label", ...b, targetId, label }) as Entry.Entry, "appendLabelChange")
+    ? appendEntry(core, (b) => Entry.makeLabel({ ...b, targetId, label }), "appendLabelChange")
     : Effect.fail(new EntryNotFoundError({ id: targetId, ...pathField(core) }))

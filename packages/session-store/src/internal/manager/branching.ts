@@ -3,8 +3,7 @@
  * `branchWithSummary` (a persisted session writes OpenClaw's leaf-control row, so the position
  * survives a reopen), `createBranchedSession` and `newSession`.
  */
-import type { Entry } from "@branchlog/session-core"
-import { SessionState, Tree } from "@branchlog/session-core"
+import { Entry, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import { EntryNotFoundError } from "../../SessionError.js"
 import * as SessionRef from "../../SessionRef.js"
@@ -24,13 +23,7 @@ const controlTo = (core: Core, targetId: string | null, now: number, taken: Set<
   if (core.state.leafId === resolved && core.state.appendParentId === resolved) return []
   const id = mintId(core, taken)
   taken.add(id)
-  const control: Entry.LeafControl = {
-    type: "leaf",
-    id,
-    parentId: core.tailId,
-    timestamp: isoTime(now),
-    targetId
-  }
+  const control = Entry.makeLeafControl({ id, parentId: core.tailId, timestamp: isoTime(now), targetId })
   return [{ _tag: "LeafControl", control }]
 }
 
@@ -78,8 +71,7 @@ export const branchWithSummary = (
       const taken = new Set<string>()
       const rows: Array<OwnRow> = writesControls(core) ? controlTo(core, fromId, now, taken) : []
       const parentId = SessionState.resolveCanonical(core.state, fromId)
-      const entry = {
-        type: "branch_summary",
+      const entry = Entry.makeBranchSummary({
         id: mintId(core, taken),
         parentId,
         timestamp: isoTime(now),
@@ -88,7 +80,7 @@ export const branchWithSummary = (
         details,
         usage,
         fromHook
-      } as Entry.Entry
+      })
       rows.push({ _tag: "Entry", entry })
       return rows
     }, { operation: "branchWithSummary" }).pipe(
@@ -120,7 +112,8 @@ export const createBranchedSession = (
     for (const entry of path) {
       if (entry.type === "label") continue
       taken.add(entry.id)
-      const normalized = entry.parentId === previous ? entry : ({ ...entry, parentId: previous } as Entry.Entry)
+      // the same entry re-parented: the spread keeps every key (and its position), parentId replaced
+      const normalized: Entry.Entry = entry.parentId === previous ? entry : { ...entry, parentId: previous }
       rows.push({ _tag: "Entry", entry: normalized })
       kept.push(entry)
       previous = entry.id
@@ -137,14 +130,13 @@ export const createBranchedSession = (
       taken.add(id)
       rows.push({
         _tag: "Entry",
-        entry: {
-          type: "label",
+        entry: Entry.makeLabel({
           id,
           parentId: previous,
           timestamp: label.timestamp,
           targetId: label.targetId,
           label: label.label
-        }
+        })
       })
       previous = id
     }

@@ -12,8 +12,11 @@ import type * as SessionCatalog from "../../SessionCatalog.js"
 import type { InvalidSessionFileError } from "../../SessionError.js"
 import type * as SessionManager from "../../SessionManager.js"
 
-/** The services the suite's effects need (today the file-level services of `SessionManager`). */
-export type Services = SessionManager.Requirements
+/**
+ * The services every case needs: the store (`SessionManager.StoreRequirement`). A backend's own
+ * extra services (the file-level ones its adapter reads files with) are its `R` below.
+ */
+export type Services = SessionManager.StoreRequirement
 
 /** The string form of a session reference (a path for a JSONL file). */
 export type Ref = string
@@ -27,21 +30,21 @@ export interface Listed {
   readonly info: SessionCatalog.SessionInfo
 }
 
-/** How the suite reaches sessions of one backend. */
-export interface Subject {
+/** How the suite reaches sessions of one backend (`R`: the services its members need beyond the store). */
+export interface Subject<R = never> {
   /** A fresh, empty place, removed when the case's scope closes. */
-  readonly place: Effect.Effect<Place, never, Scope.Scope | Services>
+  readonly place: Effect.Effect<Place, never, Scope.Scope | Services | R>
   /** A new session of `cwd` in `place` (`SessionManager.create`): nothing stored yet. */
   readonly create: (
     place: Place,
     cwd: string,
     options?: SessionManager.Options
-  ) => Effect.Effect<SessionManager.SessionManager, never, Services>
+  ) => Effect.Effect<SessionManager.SessionManager, SessionManager.WriteError, Services | R>
   /** Opens a session by its reference (`SessionManager.open`); an absent one starts a new session there. */
   readonly open: (
     ref: Ref,
     options?: SessionManager.OpenOptions
-  ) => Effect.Effect<SessionManager.SessionManager, SessionManager.OpenError, Services>
+  ) => Effect.Effect<SessionManager.SessionManager, SessionManager.OpenError, Services | R>
   /** The reference of a manager's session (defined for every persisted manager, written or not). */
   readonly refOf: (manager: SessionManager.SessionManager) => Ref
   /** A reference in `place` where nothing is stored (`name` is a short word, unique per place). */
@@ -55,43 +58,43 @@ export interface Subject {
   ) => Effect.Effect<
     SessionManager.SessionManager,
     SessionManager.OpenError | SessionManager.WriteError | InvalidSessionFileError,
-    Services
+    Services | R
   >
   /** `SessionManager.continueRecent(cwd, place)`. */
   readonly continueRecent: (
     place: Place,
     cwd: string,
     options?: SessionManager.Options
-  ) => Effect.Effect<SessionManager.SessionManager, SessionManager.OpenError, Services>
+  ) => Effect.Effect<SessionManager.SessionManager, SessionManager.OpenError | SessionManager.WriteError, Services | R>
   /** The sessions of `cwd` in `place`, newest first (`SessionCatalog.list`). */
-  readonly list: (place: Place, cwd: string) => Effect.Effect<ReadonlyArray<Listed>, unknown, Services>
+  readonly list: (place: Place, cwd: string) => Effect.Effect<ReadonlyArray<Listed>, unknown, Services | R>
   /** The most recently written session of `place` (`SessionCatalog.findMostRecent`). */
-  readonly mostRecent: (place: Place) => Effect.Effect<Option.Option<Ref>, never, Services>
+  readonly mostRecent: (place: Place) => Effect.Effect<Option.Option<Ref>, never, Services | R>
   /** Removes a session (its backups may stay). */
-  readonly remove: (ref: Ref) => Effect.Effect<void, unknown, Services>
+  readonly remove: (ref: Ref) => Effect.Effect<void, unknown, Services | R>
   /** The raw text of every stored row of a session, in order, header first; `undefined`: nothing stored. */
-  readonly rows: (ref: Ref) => Effect.Effect<ReadonlyArray<string> | undefined, unknown, Services>
+  readonly rows: (ref: Ref) => Effect.Effect<ReadonlyArray<string> | undefined, unknown, Services | R>
   /** The rows of every backup kept of a session (oldest first; their order is not checked). */
-  readonly backups: (ref: Ref) => Effect.Effect<ReadonlyArray<ReadonlyArray<string>>, unknown, Services>
+  readonly backups: (ref: Ref) => Effect.Effect<ReadonlyArray<ReadonlyArray<string>>, unknown, Services | R>
   /** Stores raw rows as a session another tool wrote (no blank rows); returns its reference. */
-  readonly seed: (place: Place, name: string, rows: ReadonlyArray<string>) => Effect.Effect<Ref, unknown, Services>
+  readonly seed: (place: Place, name: string, rows: ReadonlyArray<string>) => Effect.Effect<Ref, unknown, Services | R>
   /** Another writer (not a SessionManager) appends raw rows to a stored session. */
-  readonly foreignAppend: (ref: Ref, rows: ReadonlyArray<string>) => Effect.Effect<void, unknown, Services>
+  readonly foreignAppend: (ref: Ref, rows: ReadonlyArray<string>) => Effect.Effect<void, unknown, Services | R>
   /** Another writer replaces every row of a stored session (a rewrite, as a repair tool does). */
-  readonly foreignReplace: (ref: Ref, rows: ReadonlyArray<string>) => Effect.Effect<void, unknown, Services>
+  readonly foreignReplace: (ref: Ref, rows: ReadonlyArray<string>) => Effect.Effect<void, unknown, Services | R>
   /**
    * Runs `effect` over a second, independent instance of the backend (its own caches and
    * connections, the same stored sessions), as another process would.
    */
-  readonly independent: <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.Effect<A, E>
+  readonly independent: <A, E>(effect: Effect.Effect<A, E, Services | R>) => Effect.Effect<A, E>
 }
 
-/** A backend the suite runs against. */
-export interface Backend {
+/** A backend the suite runs against (`R`: what its subject needs beyond the store; a row backend: nothing). */
+export interface Backend<R = never> {
   /** The name `pnpm conformance` prints (`jsonl`, `memory`, `sqlite`, …). */
   readonly name: string
   /** The services, built once for the whole suite of this backend. */
-  readonly layer: Layer.Layer<Services, unknown>
+  readonly layer: Layer.Layer<Services | R, unknown>
   /** How the cases reach sessions. */
-  readonly subject: Subject
+  readonly subject: Subject<R>
 }

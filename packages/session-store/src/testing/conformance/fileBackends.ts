@@ -1,7 +1,7 @@
 /**
- * The one adapter between the conformance suite and today's storage: the JSONL backend
- * (`SessionStore.layerNode` over real temporary folders) and the in-memory volume
- * (`SessionStore.layerMemory`). A place is a folder, a reference is a file path, a row is a line,
+ * The adapter between the conformance suite and the JSONL file backend: over real temporary
+ * folders (`SessionStore.layerNode`, `jsonl`) and over one in-memory volume
+ * (`SessionStore.layerMemory`, `jsonl-memfs`). A place is a folder, a reference is a file path, a row is a line,
  * a backup is a side file of the session's name (`SessionFiles.sideFile`).
  */
 import * as Effect from "effect/Effect"
@@ -9,12 +9,18 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import type { FileSnapshot } from "../../FileSnapshot.js"
 import * as MemoryFileSystem from "../../MemoryFileSystem.js"
 import * as SessionCatalog from "../../SessionCatalog.js"
 import * as SessionFiles from "../../SessionFiles.js"
 import * as SessionManager from "../../SessionManager.js"
 import * as SessionStore from "../../SessionStore.js"
+import type { TranscriptFile } from "../../TranscriptFile.js"
+import type { TranscriptLock } from "../../TranscriptLock.js"
 import type { Backend, Services, Subject } from "./Backend.js"
+
+/** What the file adapters use beyond the store: the file-level services (`SessionCatalog` reads files). */
+export type FileServices = TranscriptFile | FileSnapshot | TranscriptLock
 
 /** What another process can do to the files of one filesystem. */
 interface Files {
@@ -37,9 +43,9 @@ const textOf = (rows: ReadonlyArray<string>): string => rows.length === 0 ? "" :
 
 const subjectOver = (
   files: Files,
-  place: Subject["place"],
-  independent: Subject["independent"]
-): Subject => ({
+  place: Subject<FileServices>["place"],
+  independent: Subject<FileServices>["independent"]
+): Subject<FileServices> => ({
   place,
   create: (place, cwd, options) => SessionManager.create(cwd, place, options),
   open: (ref, options) => SessionManager.open(ref, undefined, undefined, options),
@@ -87,7 +93,7 @@ const nodeFiles: Files = {
 }
 
 /** The JSONL file backend over real temporary folders (`SessionStore.layerNode`). */
-export const jsonl = (): Backend => ({
+export const jsonl = (): Backend<FileServices> => ({
   name: "jsonl",
   layer: SessionStore.layerNode,
   subject: subjectOver(
@@ -100,8 +106,11 @@ export const jsonl = (): Backend => ({
   )
 })
 
-/** The file backend over one in-memory volume (`SessionStore.layerMemory`), standing in for a memory store. */
-export const memory = (): Backend => {
+/**
+ * The JSONL file backend over one in-memory volume (`SessionStore.layerMemory`): the same store as
+ * `jsonl`, on a fake filesystem (not the memory backend: that is `rowBackend.memory`, no files).
+ */
+export const jsonlMemfs = (): Backend<FileServices> => {
   const volume = MemoryFileSystem.make()
   let places = 0
   const files: Files = {
@@ -114,7 +123,7 @@ export const memory = (): Backend => {
   }
   const layer = SessionStore.layerMemory(volume)
   return {
-    name: "memory",
+    name: "jsonl-memfs",
     layer,
     subject: subjectOver(
       files,
@@ -123,7 +132,8 @@ export const memory = (): Backend => {
         volume.mkdir(dir)
         return dir
       }),
-      <A, E>(effect: Effect.Effect<A, E, Services>) => Effect.provide(effect, SessionStore.layerMemory(volume))
+      <A, E>(effect: Effect.Effect<A, E, Services | FileServices>) =>
+        Effect.provide(effect, SessionStore.layerMemory(volume))
     )
   }
 }

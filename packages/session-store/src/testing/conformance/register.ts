@@ -32,10 +32,10 @@ export const groups: ReadonlyArray<Group> = [
 ]
 
 /** The title of a backend's block: what `pnpm conformance` counts by. */
-export const title = (backend: Backend): string => `conformance: ${backend.name}`
+export const title = <R>(backend: Backend<R>): string => `conformance: ${backend.name}`
 
 /** Registers every case against `backend`. */
-export const register = (backend: Backend, options: { readonly timeout?: number } = {}): void =>
+export const register = <R>(backend: Backend<R>, options: { readonly timeout?: number } = {}): void =>
   layer(backend.layer, { excludeTestServices: true })(title(backend), (it) => {
     for (const group of groups) {
       describe(group.name, () => {

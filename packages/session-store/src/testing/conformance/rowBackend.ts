@@ -1,44 +1,32 @@
 /**
  * The conformance suite over `MemoryStore`, the in-memory ROW backend of `TranscriptStore` (no
  * filesystem, real or fake): a place is a location string, a reference is `memory:PLACE#ID`, a row
- * is one stored text, a backup is the rows a replace kept. Another "process" is a second store
+ * is one stored text, a backup is the rows a replace kept. It needs no service but the store: no
+ * filesystem, real or fake, stands behind it. Another "process" is a second store
  * over the same state (its own instance; the holds are the state's).
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as FileSnapshot from "../../FileSnapshot.js"
-import * as MemoryFileSystem from "../../MemoryFileSystem.js"
 import * as MemoryStore from "../../MemoryStore.js"
 import * as SessionManager from "../../SessionManager.js"
 import * as SessionRef from "../../SessionRef.js"
-import * as TranscriptFile from "../../TranscriptFile.js"
-import * as TranscriptLock from "../../TranscriptLock.js"
 import { TranscriptStore } from "../../TranscriptStore.js"
 import type { Backend, Services } from "./Backend.js"
-
-/**
- * The suite's `Services` include the file-level services (the file backends' adapters use them);
- * a row store needs none, so an empty in-memory volume stands behind them, unused.
- */
-const unusedFiles = Layer.provide(
-  Layer.mergeAll(TranscriptFile.layerMemory, FileSnapshot.layerMemory, TranscriptLock.layerMemory),
-  MemoryFileSystem.layer()
-)
 
 const parseRef = (ref: string) =>
   Either.match(SessionRef.parse(ref), { onLeft: (e) => Effect.fail(e), onRight: (r) => Effect.succeed(r) })
 
-/** The row backend (`MemoryStore`) over one shared state. */
-export const rows = (): Backend => {
+/** The in-memory backend (`MemoryStore`: rows in plain state, no filesystem) over one shared state. */
+export const memory = (): Backend => {
   const state = MemoryStore.makeState()
-  const layerOver = (): Layer.Layer<Services> => Layer.merge(unusedFiles, MemoryStore.layer(state))
+  const layerOver = (): Layer.Layer<Services> => MemoryStore.layer(state)
   const layer = layerOver()
   let places = 0
   const session = (ref: string) => state.sessions.get(ref)
   return {
-    name: "rows",
+    name: "memory",
     layer,
     subject: {
       place: Effect.sync(() => `/rows/place-${++places}`),

@@ -12,7 +12,7 @@ import type { Place, Ref, Services, Subject } from "./Backend.js"
 /** One case: a name and an effect that fails (an assertion throws) when the backend breaks the promise. */
 export interface Case {
   readonly name: string
-  readonly run: (subject: Subject) => Effect.Effect<void, unknown, Services | Scope.Scope>
+  readonly run: <R>(subject: Subject<R>) => Effect.Effect<void, unknown, Services | R | Scope.Scope>
 }
 
 /** A named group of cases (one module each). */
@@ -48,10 +48,10 @@ export const parse = (rows: ReadonlyArray<string> | undefined): Array<Record<str
   })
 
 /** The stored rows of a session, parsed (`[]` when nothing is stored). */
-export const stored = (subject: Subject, ref: Ref) => Effect.map(subject.rows(ref), parse)
+export const stored = <R>(subject: Subject<R>, ref: Ref) => Effect.map(subject.rows(ref), parse)
 
 /** The stored rows' raw text (`[]` when nothing is stored). */
-export const raw = (subject: Subject, ref: Ref) => Effect.map(subject.rows(ref), (rows) => rows ?? [])
+export const raw = <R>(subject: Subject<R>, ref: Ref) => Effect.map(subject.rows(ref), (rows) => rows ?? [])
 
 /** A header row as the references write it. */
 export const headerRow = (id: string, cwd = "/work/project", version: number | null = 3): string =>
@@ -88,7 +88,7 @@ export const converse = (manager: SessionManager.SessionManager, turns: number, 
   })
 
 /** A new session in a fresh place with `turns` turns written. */
-export const written = (subject: Subject, turns = 1, options?: SessionManager.Options) =>
+export const written = <R>(subject: Subject<R>, turns = 1, options?: SessionManager.Options) =>
   Effect.gen(function*() {
     const place: Place = yield* subject.place
     const manager = yield* subject.create(place, "/work/project", options)
@@ -97,7 +97,7 @@ export const written = (subject: Subject, turns = 1, options?: SessionManager.Op
   })
 
 /** Opens a session again through an independent instance of the backend (no shared cache). */
-export const reopen = (subject: Subject, ref: Ref, options?: SessionManager.OpenOptions) =>
+export const reopen = <R>(subject: Subject<R>, ref: Ref, options?: SessionManager.OpenOptions) =>
   subject.independent(subject.open(ref, options))
 
 /** Everything a reader sees of a session: what must be equal before and after a reopen. */

@@ -1,0 +1,166 @@
+/**
+ * What a ROW backend of `TranscriptStore` (rows of text in a table or a map: `MemoryStore`, the
+ * SQL stores) does with its rows, and needs no file for: parsing stored texts at row positions
+ * (line = sequence number, offset = index), a cursor that is a generation and a row count,
+ * folding rows into a `Loaded`, what changed since a cursor, header recovery and migration of
+ * rows written by another tool, and a listing's summary. No I/O: a backend keeps the rows, these
+ * functions turn them into what the interface hands out.
+ *
+ * @since 0.1.0
+ */
+import { Line } from "@branchlog/session-core"
+import type * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { fold as foldRows, isCurrent as isCurrentRows, recover as recoverRows } from "./internal/store/rows.js"
+import { infoReader } from "./SessionCatalog.js"
+import type * as SessionRef from "./SessionRef.js"
+import type { Changes, Cursor, Loaded, LoadReport, Position, SessionSummary } from "./TranscriptStore.js"
+import { emptyReport } from "./TranscriptStore.js"
+
+/** A state folded from rows, with the id of the last row and whether any message is an assistant's. */
+export type Folded = ReturnType<typeof foldRows>
+
+/** Folds parsed rows into a fresh `SessionState`, with the trackers a `Loaded` reports. */
+export const fold: (lines: Iterable<Line.ParsedLine>) => Folded = foldRows
+
+/** `true` when rows start with a current-version header (a load needs no recovery or migration). */
+export const isCurrent: (lines: ReadonlyArray<Line.ParsedLine>) => boolean = isCurrentRows
+
+/** What {@link recover} gives: the rows in order, whether the header was recovered, the version migrated from. */
+export interface Recovered {
+  readonly lines: ReadonlyArray<Line.ParsedLine>
+  readonly recovered: boolean
+  readonly migratedFrom: number | undefined
+}
+
+/**
+ * Header recovery (the first `session` row moved first, else a fresh header for `cwd`) and
+ * migration of older versions (new entry ids from the `IdSource`), in memory: write the result
+ * back (`Line.serialize` of each) on a writable load.
+ */
+export const recover = (
+  lines: ReadonlyArray<Line.ParsedLine>,
+  cwd: string
+): Effect.Effect<Recovered> => recoverRows(lines, cwd)
+
+/** Stored texts parsed at row positions (row `i`: line `i + 1`, offset `i`), from index `from`. */
+export const parse = (texts: ReadonlyArray<string>, from = 0): Array<Line.ParsedLine> => {
+  const out: Array<Line.ParsedLine> = []
+  for (let i = from; i < texts.length; i++) out.push(Line.parse(texts[i]!, i + 1, i))
+  return out
+}
+
+/** The position after `count` rows (line and offset both count rows). */
+export const end = (count: number): Position => ({ line: count, offset: count })
+
+/** The position after a row at `position` (the next sequence number, whatever the text). */
+export const positionAfter = (position: Position, _text: string): Position => ({
+  line: position.line + 1,
+  offset: position.offset + 1
+})
+
+/** What a row cursor holds: which store instance and session it is of, the generation and the rows seen. */
+export interface RowCursor {
+  /** The store instance that handed it out (a cursor of another instance is never trusted). */
+  readonly store: symbol
+  /** The session's key in that store. */
+  readonly key: string
+  /** Bumped by every replace of the session's rows. */
+  readonly generation: number
+  /** The number of rows seen. */
+  readonly seq: number
+}
+
+/** A row cursor as the interface's opaque `Cursor`. */
+export const toCursor = (cursor: RowCursor): Cursor => cursor as unknown as Cursor
+
+/** The row cursor inside `cursor` when `store` handed it out for `key`, else `undefined`. */
+export const fromCursor = (cursor: Cursor, store: symbol, key: string): RowCursor | undefined => {
+  const row = cursor as unknown as Partial<RowCursor>
+  return row.store === store && row.key === key && typeof row.generation === "number" &&
+      typeof row.seq === "number"
+    ? (row as RowCursor)
+    : undefined
+}
+
+/** A session with nothing stored: a load's `exists: false`. */
+export const missing: Loaded = {
+  exists: false,
+  state: foldRows([]).state,
+  rows: () => [],
+  cursor: undefined,
+  end: end(0),
+  tailId: null,
+  hasAssistant: false,
+  report: emptyReport
+}
+
+/**
+ * A load of parsed rows (all of them, in order, as stored or as recovered) that `cursor` matches;
+ * `report` adds to the corrupt rows found (migration, recovery, backups).
+ */
+export const loaded = (
+  lines: ReadonlyArray<Line.ParsedLine>,
+  cursor: Cursor,
+  report: Partial<LoadReport> = {}
+): Loaded => {
+  const folded = foldRows(lines)
+  const corrupt = lines.flatMap((l) =>
+    l._tag === "Corrupt" ? [{ line: l.line, offset: l.offset, reason: l.reason }] : []
+  )
+  return {
+    exists: true,
+    state: folded.state,
+    rows: () => [...lines],
+    cursor,
+    end: end(lines.length),
+    tailId: folded.tailId,
+    hasAssistant: folded.hasAssistant,
+    report: { ...emptyReport, corrupt, ...report }
+  }
+}
+
+/**
+ * What changed in a session since `seen` (`undefined`: a cursor of another store or session):
+ * `texts` and `generation` are what is stored now (`texts` `undefined`: no session); `next` is
+ * the cursor of the current rows.
+ */
+export const changes = (
+  stored: { readonly texts: ReadonlyArray<string>; readonly generation: number } | undefined,
+  seen: RowCursor | undefined,
+  next: () => Cursor
+): Changes => {
+  if (stored === undefined) return { _tag: "Missing" }
+  if (seen === undefined || seen.generation !== stored.generation || seen.seq > stored.texts.length) {
+    return { _tag: "Replaced" }
+  }
+  if (seen.seq === stored.texts.length) return { _tag: "Unchanged" }
+  return { _tag: "Appended", rows: parse(stored.texts, seen.seq), cursor: next(), end: end(stored.texts.length) }
+}
+
+/** `true` when the first row that is neither blank nor corrupt is a session header. */
+export const isSession = (texts: ReadonlyArray<string>): boolean => {
+  for (let i = 0; i < texts.length; i++) {
+    const line = Line.parse(texts[i]!, i + 1, i)
+    if (line._tag === "Blank" || line._tag === "Corrupt") continue
+    return line._tag === "Header"
+  }
+  return false
+}
+
+/**
+ * The listing summary of a session's rows (`SessionCatalog`'s fields; `path` is `key`), `None`
+ * when its first row is not a session header.
+ */
+export const summary = (
+  ref: SessionRef.SessionRef,
+  key: string,
+  texts: ReadonlyArray<string>,
+  modifiedMs: number
+): Option.Option<SessionSummary> => {
+  const reader = infoReader()
+  for (let i = 0; i < texts.length; i++) {
+    if (!reader.push(Line.parse(texts[i]!, i + 1, i))) break
+  }
+  return Option.map(reader.result(key, modifiedMs), (info) => ({ ...info, ref }))
+}
