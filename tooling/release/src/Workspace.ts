@@ -43,7 +43,11 @@ export const run = (
   }
 ): Promise<Ran> =>
   new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? cleanEnv(), stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? cleanEnv(),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))

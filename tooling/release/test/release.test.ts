@@ -17,10 +17,10 @@ import { readmeExamples } from "../src/Readme.js"
 import { type Registry, startRegistry } from "../src/Registry.js"
 import {
   cleanEnv,
-  copyWorkspace,
-  linkWorkspaceDependencies,
   type CopiedPackage,
+  copyWorkspace,
   installedSize,
+  linkWorkspaceDependencies,
   megabytes,
   pnpmCommand,
   publicPackagesOf,
@@ -42,7 +42,7 @@ const onePatchBelow = (version: string) => {
 }
 
 let registry: Registry | undefined
-let packages: Array<CopiedPackage & { readonly tarball: string; readonly published: Record<string, any> }> = []
+const packages: Array<CopiedPackage & { readonly tarball: string; readonly published: Record<string, any> }> = []
 const sizes: Record<string, string> = {}
 
 /** npm against the throwaway registry (its own cache folder unless the machine's is wanted). */
@@ -94,7 +94,8 @@ const copiesOf = async (dir: string, name: string): Promise<Array<{ path: string
 
 beforeAll(async () => {
   mkdirSync(tarballs, { recursive: true })
-  const uplink = (await run("npm", ["config", "get", "registry"], { cwd: temp })).stdout.trim() || "https://registry.npmjs.org/"
+  const uplink = (await run("npm", ["config", "get", "registry"], { cwd: temp })).stdout.trim() ||
+    "https://registry.npmjs.org/"
   registry = await startRegistry(join(temp, "verdaccio"), uplink)
 }, minutes(5))
 
@@ -127,7 +128,9 @@ describe.sequential("the release", async () => {
       const tarball = out.trim().split("\n").map((line) => line.trim()).filter((line) => line.endsWith(".tgz")).at(-1)!
       expect(tarball, out).toBeDefined()
       const files = (await run("tar", ["tzf", tarball], { cwd: temp })).stdout.split("\n").filter((line) => line !== "")
-      const published = JSON.parse((await run("tar", ["xzf", tarball, "-O", "package/package.json"], { cwd: temp })).stdout)
+      const published = JSON.parse(
+        (await run("tar", ["xzf", tarball, "-O", "package/package.json"], { cwd: temp })).stdout
+      )
       expect(files, pkg.folder).toContain("package/LICENSE")
       expect(files, pkg.folder).toContain("package/README.md")
       expect(files.filter((file) => file.endsWith(".tsbuildinfo")), pkg.folder).toEqual([])
@@ -150,7 +153,11 @@ describe.sequential("the release", async () => {
         // the command ships its bundle: no runtime dependency, nothing but node: built-ins imported
         expect(published.dependencies ?? {}, pkg.folder).toEqual({})
         expect(published.peerDependencies ?? {}, pkg.folder).toEqual({})
-        expect(files.filter((file) => !/^package\/(dist\/bin(-chunk-[\w-]+)?\.js|README\.md|LICENSE|package\.json)$/.test(file)))
+        expect(
+          files.filter((file) =>
+            !/^package\/(dist\/bin(-chunk-[\w-]+)?\.js|README\.md|LICENSE|package\.json)$/.test(file)
+          )
+        )
           .toEqual([])
         const extracted = join(temp, "bundle-check")
         mkdirSync(extracted, { recursive: true })
@@ -170,13 +177,27 @@ describe.sequential("the release", async () => {
   }, minutes(10))
 
   it("publint and arethetypeswrong find nothing in any tarball", async () => {
-    const publint = packageFile("publint", JSON.parse(readFileSync(packageFile("publint", "package.json"), "utf8")).bin.publint)
-    const attw = packageFile("@arethetypeswrong/cli", JSON.parse(readFileSync(packageFile("@arethetypeswrong/cli", "package.json"), "utf8")).bin.attw)
+    const publint = packageFile(
+      "publint",
+      JSON.parse(readFileSync(packageFile("publint", "package.json"), "utf8")).bin.publint
+    )
+    const attw = packageFile(
+      "@arethetypeswrong/cli",
+      JSON.parse(readFileSync(packageFile("@arethetypeswrong/cli", "package.json"), "utf8")).bin.attw
+    )
     for (const { tarball, folder } of packages) {
       const extracted = join(temp, "lint", folder)
       mkdirSync(extracted, { recursive: true })
       await run("tar", ["xzf", tarball, "-C", extracted, "--strip-components=1"], { cwd: temp })
-      const lint = await run(process.execPath, [publint, extracted, "--pack", "false", "--level", "suggestion", "--strict"], {
+      const lint = await run(process.execPath, [
+        publint,
+        extracted,
+        "--pack",
+        "false",
+        "--level",
+        "suggestion",
+        "--strict"
+      ], {
         cwd: temp,
         allowFailure: true
       })
@@ -200,10 +221,17 @@ describe.sequential("the release", async () => {
 
   it("a patch changeset to session-core alone bumps session-core and nothing else", async () => {
     const before = new Map(publicPackagesOf(copy).map(({ manifest }) => [manifest.name, manifest.version]))
-    writeFileSync(join(copy, ".changeset", "release-check-core-patch.md"), "---\n\"@branchlog/session-core\": patch\n---\n\nA fix.\n")
+    writeFileSync(
+      join(copy, ".changeset", "release-check-core-patch.md"),
+      "---\n\"@branchlog/session-core\": patch\n---\n\nA fix.\n"
+    )
     await run(process.execPath, [join(workspace, "node_modules/@changesets/cli/bin.js"), "version"], { cwd: copy })
     const after = new Map(publicPackagesOf(copy).map(({ manifest }) => [manifest.name, manifest.version]))
-    const [major, minor, patch] = before.get("@branchlog/session-core")!.split(".").map(Number) as [number, number, number]
+    const [major, minor, patch] = before.get("@branchlog/session-core")!.split(".").map(Number) as [
+      number,
+      number,
+      number
+    ]
     expect(after.get("@branchlog/session-core")).toBe(`${major}.${minor}.${patch + 1}`)
     for (const [name, version] of before) {
       if (name !== "@branchlog/session-core") expect(after.get(name), name).toBe(version)
@@ -234,36 +262,40 @@ describe.sequential("the release", async () => {
   }, minutes(10))
 
   for (const effectVersion of [onePatchBelow(effectPin), "^3"]) {
-    it(`an app on its own effect (${effectVersion}) type-checks and runs session-store's README example and test`, async () => {
-      const dir = freshProject(`app-effect-${effectVersion.replace(/\W/g, "")}`)
-      const examples = readmeExamples(join(workspace, "packages/session-store/README.md"))
-      expect([...examples.keys()]).toEqual(["main.ts", "test/transcript.test.ts"])
-      writeFiles(dir, examples)
-      writeFiles(dir, { "tsconfig.json": appTsconfig })
-      await npm([
-        "install",
-        "--save-exact",
-        "@branchlog/session-store",
-        `effect@${effectVersion}`,
-        "typescript@5.9.3",
-        "@types/node@20.19.43",
-        "vitest@3.2.7",
-        "@effect/vitest@0.30.0"
-      ], dir)
-      const effect = await copiesOf(dir, "effect")
-      expect(effect.length, JSON.stringify(effect)).toBe(1)
-      if (effectVersion !== "^3") expect(effect[0]!.version).toBe(effectVersion)
-      await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir })
-      const main = await run(process.execPath, ["dist/main.js"], { cwd: dir })
-      expect(main.stdout).toContain("true demo 1")
-      expect(main.stdout).toMatch(/<- leaf/)
-      const tests = await run(process.execPath, [join(dir, "node_modules/vitest/vitest.mjs"), "run"], {
-        cwd: dir,
-        env: cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0" })
-      })
-      expect(tests.stdout).toMatch(/Test Files\s+1 passed \(1\)/)
-      expect(tests.stdout).toMatch(/Tests\s+1 passed \(1\)/)
-    }, minutes(15))
+    it(
+      `an app on its own effect (${effectVersion}) type-checks and runs session-store's README example and test`,
+      async () => {
+        const dir = freshProject(`app-effect-${effectVersion.replace(/\W/g, "")}`)
+        const examples = readmeExamples(join(workspace, "packages/session-store/README.md"))
+        expect([...examples.keys()]).toEqual(["main.ts", "test/transcript.test.ts"])
+        writeFiles(dir, examples)
+        writeFiles(dir, { "tsconfig.json": appTsconfig })
+        await npm([
+          "install",
+          "--save-exact",
+          "@branchlog/session-store",
+          `effect@${effectVersion}`,
+          "typescript@5.9.3",
+          "@types/node@20.19.43",
+          "vitest@3.2.7",
+          "@effect/vitest@0.30.0"
+        ], dir)
+        const effect = await copiesOf(dir, "effect")
+        expect(effect.length, JSON.stringify(effect)).toBe(1)
+        if (effectVersion !== "^3") expect(effect[0]!.version).toBe(effectVersion)
+        await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir })
+        const main = await run(process.execPath, ["dist/main.js"], { cwd: dir })
+        expect(main.stdout).toContain("true demo 1")
+        expect(main.stdout).toMatch(/<- leaf/)
+        const tests = await run(process.execPath, [join(dir, "node_modules/vitest/vitest.mjs"), "run"], {
+          cwd: dir,
+          env: cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0" })
+        })
+        expect(tests.stdout).toMatch(/Test Files\s+1 passed \(1\)/)
+        expect(tests.stdout).toMatch(/Tests\s+1 passed \(1\)/)
+      },
+      minutes(15)
+    )
   }
 
   it("session-core's README example runs on its own", async () => {
