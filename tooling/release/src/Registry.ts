@@ -34,8 +34,17 @@ const freePort = (): Promise<number> =>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Starts Verdaccio in `dir` (storage, config, htpasswd), proxying other packages from `uplink`. */
-export const startRegistry = async (dir: string, uplink: string, timeoutMs = 180_000): Promise<Registry> => {
+/**
+ * Starts Verdaccio in `dir` (storage, config, htpasswd), proxying other packages from `uplink`;
+ * `cafile` (npm's own, when the machine's npm config names one) is the extra CA Verdaccio trusts
+ * when it fetches from the uplink, as npm would.
+ */
+export const startRegistry = async (
+  dir: string,
+  uplink: string,
+  options: { readonly cafile?: string | undefined; readonly timeoutMs?: number } = {}
+): Promise<Registry> => {
+  const timeoutMs = options.timeoutMs ?? 180_000
   const port = await freePort()
   const url = `http://127.0.0.1:${port}/`
   mkdirSync(join(dir, "storage"), { recursive: true })
@@ -76,7 +85,13 @@ export const startRegistry = async (dir: string, uplink: string, timeoutMs = 180
   const child: ChildProcess = spawn(process.execPath, [bin, "--config", config, "--listen", `127.0.0.1:${port}`], {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NODE_ENV: "production" }
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      ...(process.env.NODE_EXTRA_CA_CERTS === undefined && options.cafile !== undefined
+        ? { NODE_EXTRA_CA_CERTS: options.cafile }
+        : {})
+    }
   })
   child.stdout!.on("data", (chunk) => (output += chunk))
   child.stderr!.on("data", (chunk) => (output += chunk))

@@ -94,9 +94,15 @@ const copiesOf = async (dir: string, name: string): Promise<Array<{ path: string
 
 beforeAll(async () => {
   mkdirSync(tarballs, { recursive: true })
-  const uplink = (await run("npm", ["config", "get", "registry"], { cwd: temp })).stdout.trim() ||
-    "https://registry.npmjs.org/"
-  registry = await startRegistry(join(temp, "verdaccio"), uplink)
+  const npmConfig = async (key: string) => {
+    const value = (await run("npm", ["config", "get", key], { cwd: temp })).stdout.trim()
+    return value === "" || value === "null" || value === "undefined" ? undefined : value
+  }
+  const uplink = (await npmConfig("registry")) ?? "https://registry.npmjs.org/"
+  registry = await startRegistry(join(temp, "verdaccio"), uplink, { cafile: await npmConfig("cafile") })
+  // the registry reaches its uplink (or every install below would fail with a 404)
+  const effect = await fetch(`${registry.url}effect`)
+  if (!effect.ok) throw new Error(`verdaccio cannot fetch effect from ${uplink} (${effect.status}):\n${registry.log()}`)
 }, minutes(5))
 
 afterAll(async () => {
