@@ -132,6 +132,15 @@ describe("release fields", () => {
     expect(caretAllows("^0.0.3", "0.0.4")).toBe(false)
   })
 
+  it("the release check depends on every public package (so that turbo builds them all before it)", () => {
+    const own = JSON.parse(readFileSync(join(import.meta.dirname, "..", "package.json"), "utf8"))
+    for (const { manifest } of publicPackages()) {
+      expect(own.devDependencies[manifest.name], `add "${manifest.name}": "workspace:*" to tooling/release`).toBe(
+        "workspace:*"
+      )
+    }
+  })
+
   it("the private packages are never among the published ones", () => {
     const published = publicPackages().map(({ manifest }) => manifest.name)
     expect(published).not.toContain("@branchlog/tooling")
