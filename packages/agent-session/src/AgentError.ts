@@ -22,7 +22,11 @@ export class ToolError extends Schema.TaggedError<ToolError>()("ToolError", {
 export class ModelError extends Schema.TaggedError<ModelError>()("ModelError", {
   provider: Schema.String,
   reason: Schema.String,
-  status: Schema.optional(Schema.Number)
+  status: Schema.optional(Schema.Number),
+  /** The wait the provider asked for (`Retry-After`), in milliseconds. */
+  retryAfterMs: Schema.optional(Schema.Number),
+  /** `true` when the failure is transient whatever its status (connection refused or reset, a cut stream). */
+  transient: Schema.optional(Schema.Boolean)
 }) {
   /** The reason, with the provider and HTTP status when known. */
   override get message(): string {

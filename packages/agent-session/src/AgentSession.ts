@@ -13,6 +13,17 @@
  * reply so far is recorded with `stopReason: "aborted"` (unfinished tool calls get error
  * results). A model failure is recorded with `stopReason: "error"` and its `errorMessage`.
  *
+ * A prompt `!cmd` runs the command instead (`UserBash`) and records a `bashExecution` message;
+ * `!!cmd` keeps it out of the model's context. A model call that fails on a transient error is
+ * retried (`Retry`, each retry an `Retry` event); the transcript holds only the final reply.
+ * With `subagents`, the `task` tool runs prompts in child sessions (`SubAgent`).
+ *
+ * Lifecycle events go to the `SessionEvents` given (or in context): `resume` or `create`
+ * (once the new session is durable: a prompt flushes the session before calling the model),
+ * `turn-start` (after the user message is written), `turn-end` with the outcome, `compact`,
+ * `fork`, and the sub-agents' `create` and `subagent-status`. Transcript events come from the
+ * store's `TranscriptObserver` (sessions-semantics' `StoreBridge`) in the context of the writes.
+ *
  * On creation the model and thinking level are restored from the session's context (a model
  * the registry does not know is ignored); when the branch has no `thinking_level_change`, the
  * current level is written once (spec §13). After a prompt, the context is compacted when it
@@ -23,20 +34,30 @@
 import type { AgentMessage } from "@branchlog/session-core"
 import { LlmMessages } from "@branchlog/session-core"
 import type { SessionManager } from "@branchlog/session-store"
+import { SessionEvents, SessionKey } from "@branchlog/sessions-semantics"
+import * as CommandExecutor from "@effect/platform/CommandExecutor"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import { AgentBusyError, CompactionError, type ModelNotFoundError, type NavigationError } from "./AgentError.js"
 import * as Compaction from "./Compaction.js"
 import type * as Hooks from "./Hooks.js"
+import * as Lifecycle from "./internal/lifecycle.js"
 import * as Navigation from "./internal/navigation.js"
+import { taskTool } from "./internal/subagent.js"
 import * as Turns from "./internal/turns.js"
 import { LanguageModel } from "./LanguageModel.js"
+import * as ModelRegistry from "./ModelRegistry.js"
 import type { ModelInfo, ModelRegistryShape } from "./ModelRegistry.js"
+import * as Retry from "./Retry.js"
+import type * as SubAgent from "./SubAgent.js"
 import * as SystemPrompt from "./SystemPrompt.js"
+import * as ToolRegistry from "./ToolRegistry.js"
 import type { ToolRegistryShape } from "./ToolRegistry.js"
+import * as UserBash from "./UserBash.js"
 
 /** Something that happened during a prompt (stream deltas, appended messages, compactions). */
 export type AgentEvent = Turns.AgentEvent
@@ -85,6 +106,18 @@ export interface Options {
   /** Most model calls per prompt (default 50). */
   readonly maxTurns?: number
   readonly onEvent?: (event: AgentEvent) => Effect.Effect<void>
+  /** Where lifecycle events go (default: the `SessionEvents` in context, if any). */
+  readonly events?: SessionEvents.SessionEventsShape
+  /** Told every lifecycle event of this session and its sub-agents (besides `events`). */
+  readonly onLifecycle?: (event: SessionEvents.LifecycleEvent) => Effect.Effect<void>
+  /** Who the session is in its events (default key `agent:main:main`). */
+  readonly session?: Lifecycle.Identity & { readonly fresh?: boolean }
+  /** Retries of failed model calls (default `Retry.defaultSettings`). */
+  readonly retry?: Retry.Settings
+  /** How `!cmd` runs. */
+  readonly bash?: UserBash.Settings
+  /** Enables the `task` tool (sub-agents in child sessions). */
+  readonly subagents?: SubAgent.Settings
 }
 
 /** An agent session. */
@@ -133,8 +166,15 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
     const hooks = options.hooks ?? []
     const settings = options.compaction ?? Compaction.defaultSettings
     const emit = options.onEvent ?? (() => Effect.void)
+    const events = options.events ?? Option.getOrUndefined(yield* Effect.serviceOption(SessionEvents.SessionEvents))
+    const identity: Lifecycle.Identity = {
+      ...options.session,
+      sessionKey: options.session?.sessionKey ?? SessionKey.mainKey()
+    }
+    const lifecycle = yield* Lifecycle.make(sm, events, identity, options.onLifecycle, options.session?.fresh ?? false)
+    const executor = Option.getOrUndefined(yield* Effect.serviceOption(CommandExecutor.CommandExecutor))
     const mutex = yield* Effect.makeSemaphore(1)
-    const serial = <A, E>(effect: Effect.Effect<A, E>) => mutex.withPermits(1)(effect)
+    const serial = <A, E>(effect: Effect.Effect<A, E>) => Effect.zipLeft(mutex.withPermits(1)(effect), lifecycle.settle)
     let running: Turns.AbortHandle | undefined
 
     // Resume: restore the model and thinking level from the context; a branch without a
@@ -145,6 +185,9 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
     }
     if (sm.getBranch().some((e) => e.type === "thinking_level_change")) models.setThinkingLevel(context.thinkingLevel)
     else yield* sm.appendThinkingLevelChange(models.thinkingLevel())
+    // a session made for this agent (a sub-agent's) is written at once, so `create` comes first
+    if (options.session?.fresh === true && sm.isPersisted()) yield* sm.flush()
+    yield* lifecycle.settle
 
     const systemPrompt = () => SystemPrompt.fromRegistry(tools, options.basePrompt, options.contextFiles)
     const modelRef = () => ({ provider: models.current().provider, id: models.current().id })
@@ -165,6 +208,8 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
         )
         if (summary.length === 0) return yield* new CompactionError({ reason: "the model returned an empty summary" })
         const entryId = yield* sm.appendCompaction(summary, plan.firstKeptEntryId, plan.tokensBefore, plan.details)
+        yield* lifecycle.settle
+        if (lifecycle.durable()) yield* lifecycle.publish("compact", { entryId })
         yield* emit({
           _tag: "Compacted",
           entryId,
@@ -197,8 +242,66 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
       systemPrompt,
       emit,
       serial,
-      maxTurns: options.maxTurns ?? 50
+      maxTurns: options.maxTurns ?? 50,
+      retry: options.retry ?? Retry.defaultSettings
     }
+
+    if (options.subagents !== undefined) {
+      const subagents = options.subagents
+      tools.registerSdkTools([taskTool({
+        sm,
+        tools,
+        models,
+        lifecycle,
+        settings: subagents,
+        makeChild: (child) =>
+          make({
+            sessionManager: child.sm,
+            tools: ToolRegistry.make({ sdkTools: child.tools, activeToolNames: child.tools.map((t) => t.name) }),
+            models: ModelRegistry.make({
+              models: [models.current()],
+              current: { provider: models.current().provider, modelId: models.current().id },
+              thinkingLevel: models.thinkingLevel()
+            }),
+            hooks,
+            compaction: settings,
+            retry: env.retry,
+            ...(options.bash === undefined ? {} : { bash: options.bash }),
+            ...(events === undefined ? {} : { events }),
+            ...(options.onLifecycle === undefined ? {} : { onLifecycle: options.onLifecycle }),
+            ...(child.subagents ? { subagents } : {}),
+            session: {
+              sessionKey: child.key,
+              parentSessionKey: child.parentKey,
+              ...(identity.agentId === undefined ? {} : { agentId: identity.agentId }),
+              ...(child.label === undefined ? {} : { label: child.label }),
+              fresh: true
+            }
+          }).pipe(Effect.provideService(LanguageModel, model))
+      })])
+    }
+
+    /** Runs a user's `!cmd` and records it (no model call). */
+    const runBash = (parsed: UserBash.Parsed, handle: Turns.AbortHandle) =>
+      Effect.gen(function*() {
+        const outcome = yield* UserBash.run(
+          parsed.command,
+          sm.getCwd(),
+          options.bash ?? {},
+          Deferred.await(handle.deferred)
+        ).pipe(
+          executor === undefined
+            ? Effect.provide(UserBash.layerNode)
+            : Effect.provideService(CommandExecutor.CommandExecutor, executor)
+        )
+        const message = yield* UserBash.toMessage(parsed, outcome)
+        const id = yield* serial(Effect.zipLeft(sm.appendMessage(message), flushIfFile))
+        yield* emit({ _tag: "MessageEnd", message, entryId: id })
+        const aborted = yield* Deferred.isDone(handle.deferred)
+        return { stopReason: aborted ? "aborted" : "stop", messages: [message], entryIds: [id] } satisfies PromptResult
+      })
+
+    const flushIfFile = Effect.suspend(() => sm.isPersisted() ? sm.flush() : Effect.void)
 
     /** Refuses to run `effect` while a prompt runs (the leaf must not move under the loop). */
     const idle = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E | AgentBusyError> =>
@@ -213,15 +316,27 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
         const handle: Turns.AbortHandle = { deferred, controller: new AbortController() }
         running = handle
         return yield* Effect.gen(function*() {
+          const bash = typeof text === "string" ? UserBash.parse(text) : undefined
+          if (bash !== undefined) {
+            const result = yield* runBash(bash, handle)
+            yield* lifecycle.publish("turn-end", { entryId: result.entryIds[0]!, outcome: result.stopReason })
+            return result
+          }
           const user: AgentMessage.UserMessage = {
             role: "user",
             content: text,
             timestamp: yield* Clock.currentTimeMillis
           }
-          const id = yield* serial(sm.appendMessage(user))
+          const id = yield* serial(Effect.zipLeft(sm.appendMessage(user), flushIfFile))
+          yield* lifecycle.publish("turn-start", { entryId: id })
           yield* emit({ _tag: "MessageEnd", message: user, entryId: id })
           const result = yield* Turns.runTurns(env, handle, { message: user, id })
           yield* emit({ _tag: "AgentEnd", stopReason: result.stopReason })
+          yield* lifecycle.publish("turn-end", {
+            entryId: id,
+            outcome: result.stopReason,
+            ...(result.errorMessage === undefined ? {} : { errorMessage: result.errorMessage })
+          })
           if (result.stopReason !== "error" && result.stopReason !== "aborted") yield* serial(autoCompact)
           return result
         }).pipe(Effect.ensuring(Effect.sync(() => {
@@ -252,7 +367,7 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
       compact: (compactOptions) => idle(serial(compactNow(compactOptions?.instructions))),
       navigateTree: (targetId, navigateOptions) =>
         idle(serial(Navigation.navigateTree(sm, model, modelRef(), targetId, navigateOptions))),
-      fork: (entryId) => idle(serial(Navigation.fork(sm, entryId))),
+      fork: (entryId) => idle(Effect.tap(serial(Navigation.fork(sm, entryId)), () => lifecycle.forked)),
       systemPrompt,
       messages: () => LlmMessages.convertToLlm(sm.buildSessionContext().messages)
     }

@@ -19,6 +19,7 @@ import * as OpenAiClient from "@effect/ai-openai/OpenAiClient"
 import type * as AiError from "@effect/ai/AiError"
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
@@ -27,6 +28,7 @@ import * as Stream from "effect/Stream"
 import { ModelError } from "./AgentError.js"
 import type { LanguageModelShape, ModelEvent, ModelRequest, ModelStopReason } from "./LanguageModel.js"
 import { LanguageModel } from "./LanguageModel.js"
+import * as Retry from "./Retry.js"
 
 /** Options of the provider. */
 export interface Options {
@@ -38,6 +40,11 @@ export interface Options {
   /** Send `reasoning_effort` for thinking levels other than `"off"` (default true). */
   readonly reasoningEffort?: boolean
   readonly maxTokens?: number
+  /**
+   * The longest wait for the response or its next chunk, in milliseconds (default 300 s); passing
+   * it fails the call with a transient `ModelError` (retried).
+   */
+  readonly idleTimeoutMs?: number
 }
 
 const NullableString = Schema.optional(Schema.NullOr(Schema.String))
@@ -195,7 +202,9 @@ export const makeDecoder = (provider: string) => {
         events.push({ _tag: "ToolCall", id: call.id || `call_${i}`, name: call.name, arguments: args })
       }
       if (stop === undefined) {
-        return Effect.fail(new ModelError({ provider, reason: "stream ended without a finish reason" }))
+        return Effect.fail(
+          new ModelError({ provider, reason: "stream ended without a finish reason", transient: true })
+        )
       }
       events.push({ _tag: "Stop", reason: events.length > 0 && stop === "stop" ? "toolUse" : stop })
       return Effect.succeed(events)
@@ -203,10 +212,26 @@ export const makeDecoder = (provider: string) => {
   return { push, flush }
 }
 
-const toModelError = (provider: string) => (error: AiError.AiError): ModelError =>
-  error._tag === "HttpResponseError"
-    ? new ModelError({ provider, reason: error.description ?? error.reason, status: error.response.status })
-    : new ModelError({ provider, reason: error.message })
+/**
+ * A provider failure as a `ModelError`: a status with its `Retry-After`; a transport failure
+ * (connection refused or reset, a timeout) or a body cut while it was read is `transient`.
+ */
+const toModelError = (provider: string) => (error: AiError.AiError): ModelError => {
+  if (error._tag === "HttpResponseError") {
+    const retryAfterMs = Retry.parseRetryAfter(error.response.headers["retry-after"], Date.now())
+    return new ModelError({
+      provider,
+      reason: error.description ?? error.reason,
+      status: error.response.status,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      ...(error.reason === "Decode" ? { transient: true } : {})
+    })
+  }
+  if (error._tag === "HttpRequestError") {
+    return new ModelError({ provider, reason: error.message, transient: error.reason === "Transport" })
+  }
+  return new ModelError({ provider, reason: error.message })
+}
 
 const aborted = (signal: AbortSignal): Effect.Effect<void> =>
   Effect.async<void>((resume) => {
@@ -227,8 +252,13 @@ export const make = (options: Options): Effect.Effect<LanguageModelShape, never,
         const http = HttpClientRequest.post("/chat/completions").pipe(
           HttpClientRequest.bodyUnsafeJson(toBody(request, options))
         )
+        const idle = options.idleTimeoutMs ?? 300_000
         const events = client.streamRequest(http, Chunk).pipe(
           Stream.mapError(toModelError(provider)),
+          Stream.timeoutFail(
+            () => new ModelError({ provider, reason: `no response data for ${idle} ms`, transient: true }),
+            Duration.millis(idle)
+          ),
           Stream.mapConcatEffect(decoder.push),
           Stream.concat(Stream.fromIterableEffect(decoder.flush()))
         )

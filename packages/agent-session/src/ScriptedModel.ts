@@ -1,7 +1,8 @@
 /**
  * A deterministic `LanguageModel` with no network: each agent turn plays the next step of a
  * script (or what a rule returns for the request). A step gives thinking, text, tool calls, a
- * stop reason, or a failure after its text; `pause` runs an effect after the first delta (to
+ * stop reason, or a failure after its text (with an HTTP status, `Retry-After` or `transient`
+ * to be retried); `pause` runs an effect after the first delta (to
  * abort, or to let another writer act, while the reply streams); `hang` never finishes. Text is
  * streamed in chunks of `chunkSize` characters. Usage is the chars/4 estimate of the request and
  * the reply. Summary requests (compaction, branch summaries) are answered by `summary`.
@@ -30,6 +31,12 @@ export interface Step {
   readonly stopReason?: ModelStopReason
   /** Fails the stream with this reason after the deltas and tool calls (no usage, no stop). */
   readonly error?: string
+  /** The HTTP status of the failure (429 and 5xx are retried). */
+  readonly status?: number
+  /** The failure's `Retry-After`, in milliseconds. */
+  readonly retryAfterMs?: number
+  /** Marks the failure transient (as a reset connection is). */
+  readonly transient?: boolean
   /** Runs after the first delta. */
   readonly pause?: Effect.Effect<void>
   /** Never ends after the first delta (until interrupted). */
@@ -133,7 +140,15 @@ export const make = (options: Options = {}): LanguageModelShape => {
         const tail = step.hang === true ? Stream.never : Stream.fromIterable(rest)
         const failure = step.error === undefined
           ? Stream.empty
-          : Stream.fail(new ModelError({ provider: request.model.provider, reason: step.error }))
+          : Stream.fail(
+            new ModelError({
+              provider: request.model.provider,
+              reason: step.error,
+              ...(step.status === undefined ? {} : { status: step.status }),
+              ...(step.retryAfterMs === undefined ? {} : { retryAfterMs: step.retryAfterMs }),
+              ...(step.transient === undefined ? {} : { transient: step.transient })
+            })
+          )
         return head.pipe(Stream.concat(middle), Stream.concat(tail), Stream.concat(failure))
       })
   }

@@ -33,3 +33,9 @@ export * as Tool from "./Tool.js"
 export * as ToolRegistry from "./ToolRegistry.js"
 /** The folder the built-in tools work on. */
 export * as Workspace from "./Workspace.js"
+/** Retries of model calls on transient errors (an Effect Schedule). */
+export * as Retry from "./Retry.js"
+/** Sub-agents: the `task` tool and child sessions. */
+export * as SubAgent from "./SubAgent.js"
+/** A user's `!cmd`, recorded as a `bashExecution` message. */
+export * as UserBash from "./UserBash.js"

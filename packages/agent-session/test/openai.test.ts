@@ -17,6 +17,7 @@ import { LanguageModel, type ModelEvent, type ModelRequest } from "../src/Langua
 import * as LM from "../src/LanguageModel.js"
 import * as ModelRegistry from "../src/ModelRegistry.js"
 import * as OpenAiCompatible from "../src/OpenAiCompatible.js"
+import * as Retry from "../src/Retry.js"
 import * as ToolRegistry from "../src/ToolRegistry.js"
 import * as Workspace from "../src/Workspace.js"
 
@@ -259,6 +260,53 @@ describe("OpenAiCompatible over a loopback server", () => {
       expect(error.provider).toBe("local")
     })))
 
+  it.live("a 503 carries its Retry-After; a connection refused and a stream cut are transient; a 401 is not", () =>
+    Effect.gen(function*() {
+      replies.push((res) =>
+        res.writeHead(503, { "content-type": "application/json", "retry-after": "2" }).end(
+          JSON.stringify({ error: { message: "overloaded" } })
+        )
+      )
+      const unavailable = yield* Effect.flip(run(collect(request())))
+      expect(unavailable).toMatchObject({ status: 503, retryAfterMs: 2000 })
+      expect(Retry.isTransient(unavailable)).toBe(true)
+      replies.push((res) => res.writeHead(401, { "content-type": "application/json" }).end("{}"))
+      expect(Retry.isTransient(yield* Effect.flip(run(collect(request()))))).toBe(false)
+      replies.push(sse([{ choices: [{ delta: { content: "par" } }] }], false))
+      expect(Retry.isTransient(yield* Effect.flip(run(collect(request()))))).toBe(true)
+      // a port with nothing listening: connection refused
+      const closedServer = http.createServer()
+      yield* Effect.promise(() => new Promise<void>((resolve) => closedServer.listen(0, "127.0.0.1", resolve)))
+      const port = (closedServer.address() as AddressInfo).port
+      yield* Effect.promise(() => new Promise<void>((resolve) => closedServer.close(() => resolve())))
+      const refused = yield* Effect.flip(
+        collect(request()).pipe(
+          Effect.provide(OpenAiCompatible.layer({ apiUrl: `http://127.0.0.1:${port}/v1` })),
+          Effect.provide(NodeHttpClient.layerUndici)
+        )
+      )
+      expect(refused).toMatchObject({ _tag: "ModelError", transient: true })
+      expect(Retry.isTransient(refused)).toBe(true)
+    }))
+
+  it.live("a response that stops sending fails after the idle timeout, transient", () =>
+    Effect.gen(function*() {
+      let response: http.ServerResponse | undefined
+      replies.push((res) => {
+        response = res
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: "and then" } }] })}\n\n`)
+      })
+      const error = yield* Effect.flip(
+        collect(request()).pipe(
+          Effect.provide(OpenAiCompatible.layer({ apiUrl, idleTimeoutMs: 300 })),
+          Effect.provide(NodeHttpClient.layerUndici)
+        )
+      )
+      expect(error).toMatchObject({ reason: "no response data for 300 ms", transient: true })
+      response?.end()
+    }), { timeout: 60_000 })
+
   it.live("reports an error event in the stream and a stream cut before a finish reason", () =>
     run(Effect.gen(function*() {
       replies.push(sse([{ choices: [{ delta: { content: "par" } }] }, { error: { message: "overloaded" } }]))
@@ -365,4 +413,47 @@ describe("OpenAiCompatible over a loopback server", () => {
       Effect.provide(NodeHttpClient.layerUndici),
       Effect.provide(SessionStore.layerMemory())
     ))
+
+  it.live(
+    "a connection reset half-way through the stream is retried from the start; the partial text is not written",
+    () =>
+      Effect.gen(function*() {
+        replies.push((res) => {
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          res.write(`data: ${JSON.stringify({ choices: [{ delta: { content: "half a rep" } }] })}\n\n`, () => {
+            setTimeout(() => res.socket?.destroy(), 50)
+          })
+        })
+        replies.push(sse([{ choices: [{ delta: { content: "The whole reply." }, finish_reason: "stop" }] }]))
+        const sm = yield* SessionManager.inMemory("/work/project")
+        const retries: Array<AgentSession.AgentEvent> = []
+        const session = yield* AgentSession.make({
+          sessionManager: sm,
+          tools: ToolRegistry.make({ builtinTools: [] }),
+          models: ModelRegistry.make({
+            models: [{
+              provider: "local",
+              id: "test-model",
+              api: "openai-completions",
+              contextWindow: 100_000,
+              reasoning: false
+            }]
+          }),
+          retry: { maxRetries: 2, baseDelayMs: 20, maxDelayMs: 1000, budgetMs: 5000 },
+          onEvent: (e) => Effect.sync(() => e._tag === "Retry" && retries.push(e))
+        })
+        const result = yield* session.prompt("hello")
+        expect(result.stopReason).toBe("stop")
+        expect(retries).toHaveLength(1)
+        const replies_ = sm.getEntries().flatMap((e) =>
+          e.type === "message" && e.message.role === "assistant" ? [e.message] : []
+        )
+        expect(replies_).toEqual([expect.objectContaining({ content: [{ type: "text", text: "The whole reply." }] })])
+      }).pipe(
+        Effect.provide(OpenAiCompatible.layer({ apiUrl, apiKey: "sk-test" })),
+        Effect.provide(NodeHttpClient.layerUndici),
+        Effect.provide(SessionStore.layerMemory())
+      ),
+    { timeout: 60_000 }
+  )
 })

@@ -20,7 +20,7 @@ import * as HashSet from "effect/HashSet"
 import { createRequire } from "node:module"
 import { describeError, ExitCode, exitCodeOf, UsageError } from "./CliError.js"
 import type { CliCommand, Requirements } from "./internal/command.js"
-import { parseGlobals, withLockTimeout } from "./internal/globals.js"
+import { parseGlobals, verbose as verboseRef, withLockTimeout } from "./internal/globals.js"
 import { stderrLogger } from "./internal/logger.js"
 import * as Output from "./internal/output.js"
 
@@ -45,7 +45,8 @@ const subcommands: ReadonlyArray<readonly [name: string, load: () => Promise<Cli
   ["fsck", () => import("./commands/fsck.js").then((m) => m.fsck)],
   ["repair", () => import("./commands/fsck.js").then((m) => m.repair)],
   ["migrate", () => import("./commands/fsck.js").then((m) => m.migrate)],
-  ["export", () => import("./commands/export.js").then((m) => m.exportCommand)]
+  ["export", () => import("./commands/export.js").then((m) => m.exportCommand)],
+  ["import", () => import("./commands/import.js").then((m) => m.importCommand)]
 ]
 
 /**
@@ -115,7 +116,8 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
       )
     ),
     // only this logger: not the default one (stdout), nor one a runtime put around it (runMain's pretty one)
-    Effect.locally(FiberRef.currentLoggers, HashSet.make(stderrLogger))
+    Effect.locally(FiberRef.currentLoggers, HashSet.make(stderrLogger)),
+    Effect.locally(verboseRef, verbose)
   )
 }
 

@@ -163,7 +163,18 @@ describe("run --model openai-compatible (real process, a loopback endpoint)", ()
     const cwd = mkdtempSync(join(tmpdir(), "branchlog-run-openai-"))
     const session = join(cwd, "chat.jsonl")
     const outcome = await runProcess(
-      ["run", "hello", "--session", session, "--model", "openai-compatible", "--api-url", apiUrl],
+      [
+        "run",
+        "hello",
+        "--session",
+        session,
+        "--model",
+        "openai-compatible",
+        "--api-url",
+        apiUrl,
+        "--retry-delay",
+        "20"
+      ],
       { cwd, env: { OPENAI_API_KEY: "from-env" } }
     )
     expect(outcome.code).toBe(1)

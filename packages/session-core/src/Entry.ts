@@ -8,6 +8,10 @@
  * several times the `JSON.parse` it follows. The objects a file holds are kept as they are, extra
  * fields included, so a row is written back with the same bytes.
  *
+ * Each kind has a typed constructor (`makeMessage`, `makeCompaction`, …, `makeLeafControl`,
+ * `makeHeader`) that returns the exact member of the union, keys in the references' order and
+ * optional fields absent, so `JSON.stringify` of it is the line the references write.
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
@@ -22,9 +26,10 @@ import {
   UserContent
 } from "./AgentMessage.js"
 import { canonicalEntryTypes } from "./internal/entryTypes.js"
+import * as Version from "./internal/version.js"
 
 /** The current session format version (`CURRENT_SESSION_VERSION`). */
-export const CURRENT_SESSION_VERSION = 3
+export const CURRENT_SESSION_VERSION = Version.CURRENT_SESSION_VERSION
 
 /** First line of a file: `{type:"session", version?, id, timestamp, cwd, parentSession?}`. */
 export const SessionHeader = Schema.Struct({
@@ -240,3 +245,46 @@ export const decodeHeader = Schema.decodeUnknownEither(SessionHeader, { onExcess
 
 /** Decodes an unknown value as a leaf control, keeping unknown fields. */
 export const decodeLeafControl = Schema.decodeUnknownEither(LeafControl, { onExcessProperty: "preserve" })
+
+export {
+  /** The fields of every entry: id, parent, ISO time, OpenClaw's side-append mark. */
+  type Base,
+  /** The fields of a branch summary besides the base ones. */
+  type BranchSummaryFields,
+  /** The fields of a compaction besides the base ones. */
+  type CompactionFields,
+  /** The fields of a custom message besides the base ones. */
+  type CustomMessageFields,
+  /** The fields of a header (version defaults to the current one). */
+  type HeaderFields,
+  /** The fields of a leaf control. */
+  type LeafControlFields,
+  /** A `branch_summary` entry, typed. */
+  makeBranchSummary,
+  /** A `compaction` entry, typed. */
+  makeCompaction,
+  /** A `context_edit` entry (pi 1.6), typed. */
+  makeContextEdit,
+  /** A `custom` entry, typed (pi's key order). */
+  makeCustom,
+  /** A `custom_message` entry, typed (pi's key order). */
+  makeCustomMessage,
+  /** A session header, typed. */
+  makeHeader,
+  /** A `label` entry, typed. */
+  makeLabel,
+  /** An OpenClaw leaf control, typed. */
+  makeLeafControl,
+  /** A `message` entry, typed. */
+  makeMessage,
+  /** A `model_change` entry, typed. */
+  makeModelChange,
+  /** A `session_info` entry, typed. */
+  makeSessionInfo,
+  /** A `thinking_level_change` entry, typed. */
+  makeThinkingLevelChange,
+  /** A `usage` entry (pi 1.6), typed. */
+  makeUsage,
+  /** The fields of a pi 1.6 usage entry besides the base ones. */
+  type UsageFields
+} from "./internal/constructors.js"

@@ -39,6 +39,9 @@ export * as SessionFiles from "./SessionFiles.js"
 /** Lines longer than the line ceiling: opaque rows that keep where their bytes are. */
 export * as OversizedLine from "./OversizedLine.js"
 
+/** `fsck` and `repair` as a library: typed findings, a pure plan, a streamed repair with a backup. */
+export * as Repair from "./Repair.js"
+
 /** spec §12's preparation of a manager for an agent run. */
 export * as PrepareForRun from "./PrepareForRun.js"
 

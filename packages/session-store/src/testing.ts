@@ -1,13 +1,16 @@
 /**
  * `@branchlog/session-store/testing`: the in-memory filesystem, the layers of the file-level
  * services, and harnesses that run one behavioural suite against real files and the in-memory
- * volume — for this package's suites and for users' own tests.
+ * volume — for this package's suites and for users' own tests — and the store conformance suite.
  *
  * @since 0.1.0
  */
 
 /** The in-memory volume, its tag and layers. */
 export * as MemoryFileSystem from "./MemoryFileSystem.js"
+
+/** The store conformance suite every backend runs (`Conformance.suite(backend)`). */
+export * as Conformance from "./testing/Conformance.js"
 
 /** One harness per backend: the services' layer plus an "external process" editing files. */
 export * as Harness from "./testing/Harness.js"

@@ -1,7 +1,7 @@
 /**
  * Session events (spec §14): lifecycle events (a session was created, resumed, reset, forked,
- * compacted, closed, or a sub-agent changed status) and transcript updates (an entry was
- * appended to a session file).
+ * compacted, closed, a sub-agent changed status, a turn started or ended with its outcome) and
+ * transcript updates (an entry was appended to a session file).
  *
  * One `SessionEvents` service offers them two ways, with one order:
  * - Effect: `publish*` effects, and `subscribe*` scoped effects that give a `Stream`; the
@@ -34,20 +34,36 @@ export const LifecycleReason = Schema.Literal(
   "fork",
   "compact",
   "close",
-  "subagent-status"
+  "subagent-status",
+  "turn-start",
+  "turn-end"
 )
 
 /** Why a lifecycle event was published. */
 export type LifecycleReason = typeof LifecycleReason.Type
 
-/** A lifecycle event: `{sessionKey, agentId?, reason, parentSessionKey?, label?, displayName?}`. */
+/**
+ * A lifecycle event: `{sessionKey, agentId?, reason, parentSessionKey?, label?, displayName?}` as
+ * spec §14 has it, plus where the session is (`sessionFile`, `sessionId`) and what a UI needs
+ * (`entryId`, a sub-agent's `status`, a turn's `outcome` and `errorMessage`).
+ */
 export const LifecycleEvent = Schema.Struct({
   sessionKey: Schema.String,
   agentId: Schema.optionalWith(Schema.String, { exact: true }),
   reason: LifecycleReason,
   parentSessionKey: Schema.optionalWith(Schema.String, { exact: true }),
   label: Schema.optionalWith(Schema.String, { exact: true }),
-  displayName: Schema.optionalWith(Schema.String, { exact: true })
+  displayName: Schema.optionalWith(Schema.String, { exact: true }),
+  /** Where the session is (the store's reference as a string: the session file today). */
+  sessionFile: Schema.optionalWith(Schema.String, { exact: true }),
+  sessionId: Schema.optionalWith(Schema.String, { exact: true }),
+  /** The entry the event is about (the user message of a turn, the compaction). */
+  entryId: Schema.optionalWith(Schema.String, { exact: true }),
+  /** `subagent-status`: `running`, `done`, `error` or `aborted`. */
+  status: Schema.optionalWith(Schema.String, { exact: true }),
+  /** `turn-end`: how the turn ended (its stop reason). */
+  outcome: Schema.optionalWith(Schema.String, { exact: true }),
+  errorMessage: Schema.optionalWith(Schema.String, { exact: true })
 })
 
 /** A lifecycle event. */

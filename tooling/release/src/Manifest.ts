@@ -18,6 +18,7 @@ export interface PackageJson {
   readonly dependencies?: Record<string, string>
   readonly peerDependencies?: Record<string, string>
   readonly devDependencies?: Record<string, string>
+  readonly peerDependenciesMeta?: Record<string, { readonly optional?: boolean }>
   readonly branchlog?: { readonly publish?: string }
   readonly [key: string]: unknown
 }
@@ -45,8 +46,11 @@ export const packageOf = (specifier: string): string | undefined => {
 export const importedPackages = (dir: string): Map<string, string> => {
   const found = new Map<string, string>()
   for (const file of sourceFiles(join(dir, "src"))) {
-    const info = ts.preProcessFile(readFileSync(file, "utf8"), true, true)
-    for (const { fileName } of info.importedFiles) {
+    const text = readFileSync(file, "utf8")
+    const info = ts.preProcessFile(text, true, true)
+    // `createRequire(import.meta.url)("x")` (a package loaded only when needed) counts too
+    const required = [...text.matchAll(/createRequire\([^)]*\)\(\s*"([^"]+)"\s*\)/g)].map((match) => match[1]!)
+    for (const fileName of [...info.importedFiles.map(({ fileName }) => fileName), ...required]) {
       const name = packageOf(fileName)
       if (name !== undefined && !found.has(name)) found.set(name, file)
     }
@@ -58,7 +62,8 @@ export const importedPackages = (dir: string): Map<string, string> => {
  * What is wrong between a package's imports and its declared dependencies. A library's `src` imports
  * must be exactly its `dependencies` and `peerDependencies` (nothing undeclared, nothing unused); a
  * command package that publishes only its bundle (`"branchlog": { "publish": "bin" }`) declares no
- * runtime dependency at all, and everything its `src` imports is a dev dependency (bundled).
+ * runtime dependency but optional peers (a native module the bundle cannot hold, loaded only by the
+ * command that needs it), and everything its `src` imports is a dev dependency (bundled).
  */
 export const dependencyProblems = (dir: string, manifest: PackageJson = readManifest(dir)): Array<string> => {
   const problems: Array<string> = []
@@ -68,6 +73,7 @@ export const dependencyProblems = (dir: string, manifest: PackageJson = readMani
   const dev = manifest.devDependencies ?? {}
   if (manifest.branchlog?.publish === "bin") {
     for (const name of Object.keys(runtime)) {
+      if (manifest.dependencies?.[name] === undefined && manifest.peerDependenciesMeta?.[name]?.optional === true) continue
       problems.push(`${manifest.name} publishes a bundle but declares the runtime dependency ${name}`)
     }
     for (const [name, file] of imported) {

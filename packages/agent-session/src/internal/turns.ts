@@ -8,9 +8,11 @@ import type { SessionManager } from "@branchlog/session-store"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import type { ModelError } from "../AgentError.js"
 import * as Hooks from "../Hooks.js"
 import * as LanguageModel from "../LanguageModel.js"
 import type { ModelRegistryShape } from "../ModelRegistry.js"
+import type * as Retry from "../Retry.js"
 import * as Tool from "../Tool.js"
 import type { ToolRegistryShape } from "../ToolRegistry.js"
 import { streamReply } from "./stream.js"
@@ -20,6 +22,13 @@ import { abortedResult, notRunResult, runAll } from "./toolRunner.js"
 export type AgentEvent =
   | { readonly _tag: "TurnStart"; readonly turn: number }
   | { readonly _tag: "MessageUpdate"; readonly event: LanguageModel.ModelEvent }
+  /** A model call failed and is tried again after `delayMs`; its streamed deltas are void. */
+  | {
+    readonly _tag: "Retry"
+    readonly attempt: number
+    readonly delayMs: number
+    readonly error: ModelError
+  }
   | { readonly _tag: "MessageEnd"; readonly message: AgentMessage.AgentMessage; readonly entryId: string }
   | { readonly _tag: "ToolEnd"; readonly result: AgentMessage.ToolResultMessage }
   | { readonly _tag: "AgentEnd"; readonly stopReason: AgentMessage.StopReason }
@@ -52,6 +61,7 @@ export interface LoopEnv {
   /** Serialises this session's use of the manager. */
   readonly serial: <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<A, E>
   readonly maxTurns: number
+  readonly retry: Retry.Settings
 }
 
 /** The abort handle of the running prompt. */
@@ -97,7 +107,9 @@ export const runTurns = (
         provider: current.provider,
         modelId: current.id,
         cost: current.cost,
-        onEvent: (event) => env.emit({ _tag: "MessageUpdate", event })
+        onEvent: (event) => env.emit({ _tag: "MessageUpdate", event }),
+        retry: env.retry,
+        onRetry: (step) => env.emit({ _tag: "Retry", ...step })
       })
       last = assistant
       yield* record(assistant, yield* env.serial(env.sm.appendMessage(assistant)))

@@ -61,6 +61,8 @@ export const scripted = (
     readonly hooks?: ReadonlyArray<Hooks.Hooks>
     readonly compaction?: Compaction.Settings
     readonly current?: { provider: string; modelId: string }
+    /** More options of the agent session (events, retry, bash, sub-agents). */
+    readonly extra?: Partial<AgentSession.Options>
   } = {}
 ): Effect.Effect<Scripted, SessionManager.WriteError> =>
   Effect.gen(function*() {
@@ -73,9 +75,11 @@ export const scripted = (
       models: ModelRegistry.make({ models, ...(options.current ? { current: options.current } : {}) }),
       ...(options.hooks ? { hooks: options.hooks } : {}),
       ...(options.compaction ? { compaction: options.compaction } : {}),
+      ...options.extra,
       onEvent: (event) =>
         Effect.suspend(() => {
           events.push(event)
+          if (options.extra?.onEvent !== undefined) return options.extra.onEvent(event)
           if (event._tag === "MessageUpdate" && waiting !== undefined) {
             const d = waiting
             waiting = undefined

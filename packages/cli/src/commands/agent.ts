@@ -1,10 +1,12 @@
 /** `branchlog demo` and `branchlog run`: the agent loop of @branchlog/agent-session over a real session file. */
 import type { LanguageModel, ModelRegistry, ScriptedModel } from "@branchlog/agent-session"
+import type { AgentMessage } from "@branchlog/session-core"
 import { SessionCatalog, SessionManager } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { randomUUID } from "node:crypto"
@@ -12,6 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { TurnFailed, UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
+import * as Globals from "../internal/globals.js"
 import * as Output from "../internal/output.js"
 import { messageLine } from "../internal/summary.js"
 import * as TreeText from "../internal/treeText.js"
@@ -117,6 +120,33 @@ export const demo: CliCommand = Command.make(
   )
 )
 
+/** What `run '!cmd'` prints: the command, its output, its exit code. */
+const bashLines = (message: AgentMessage.BashExecutionMessage): Array<string> => [
+  messageLine(message, 200),
+  ...(message.output === "" ? [] : [message.output.trimEnd()]),
+  message.cancelled ? "cancelled" : `exit code: ${message.exitCode ?? "?"}`,
+  ...(message.fullOutputPath === undefined ? [] : [`full output: ${message.fullOutputPath}`])
+]
+
+/** One line of `--verbose` for a lifecycle event: `session: <reason> <key> [status] [outcome] [file]`. */
+const lifecycleLine = (event: {
+  readonly reason: string
+  readonly sessionKey: string
+  readonly status?: string
+  readonly outcome?: string
+  readonly errorMessage?: string
+  readonly parentSessionKey?: string
+  readonly sessionFile?: string
+}): string =>
+  [
+    `session: ${event.reason} ${event.sessionKey}`,
+    ...(event.parentSessionKey === undefined ? [] : [`(parent ${event.parentSessionKey})`]),
+    ...(event.status === undefined ? [] : [event.status]),
+    ...(event.outcome === undefined ? [] : [event.outcome]),
+    ...(event.errorMessage === undefined ? [] : [`: ${event.errorMessage}`]),
+    ...(event.sessionFile === undefined ? [] : [event.sessionFile])
+  ].join(" ")
+
 /** `branchlog run PROMPT [--session FILE] [--model scripted|openai-compatible ...]`. */
 export const run: CliCommand = Command.make(
   "run",
@@ -140,9 +170,21 @@ export const run: CliCommand = Command.make(
       Options.withDescription("the API key (default: $OPENAI_API_KEY)"),
       Options.optional
     ),
-    modelId: Options.text("model-id").pipe(Options.withDescription("the model to ask for"), Options.optional)
+    modelId: Options.text("model-id").pipe(Options.withDescription("the model to ask for"), Options.optional),
+    maxRetries: Options.integer("max-retries").pipe(
+      Options.withDefault(4),
+      Options.withDescription("retries of a model call that fails on a transient error (429, 5xx, a reset)")
+    ),
+    retryDelay: Options.integer("retry-delay").pipe(
+      Options.withDefault(1000),
+      Options.withDescription("the first wait before a retry, in ms (doubled each time, with jitter)")
+    ),
+    retryBudget: Options.integer("retry-budget").pipe(
+      Options.withDefault(60_000),
+      Options.withDescription("the most waiting across the retries of one call, in ms")
+    )
   },
-  ({ apiKey, apiUrl, model, modelId, prompt, session }) =>
+  ({ apiKey, apiUrl, maxRetries, model, modelId, prompt, retryBudget, retryDelay, session }) =>
     Effect.gen(function*() {
       const { AgentSession, BuiltinTools, ModelRegistry, OpenAiCompatible, ScriptedModel, ToolRegistry, Workspace } =
         yield* agentRuntime
@@ -175,18 +217,43 @@ export const run: CliCommand = Command.make(
           })
         }).pipe(Layer.provide(NodeHttpClient!.layerUndici))
         : ScriptedModel.layer({ script: ScriptedModel.echoRule })
+      const verbose = yield* FiberRef.get(Globals.verbose)
       const turn = Effect.gen(function*() {
         const agent = yield* AgentSession.make({
           sessionManager: sm,
           tools: ToolRegistry.make({ builtinTools: BuiltinTools.all(Workspace.node(cwd)) }),
-          models: ModelRegistry.make({ models: [info] })
+          models: ModelRegistry.make({ models: [info] }),
+          retry: {
+            maxRetries,
+            baseDelayMs: retryDelay,
+            maxDelayMs: Math.max(30_000, retryDelay),
+            budgetMs: retryBudget
+          },
+          ...(verbose
+            ? {
+              onLifecycle: (event) => Output.note(lifecycleLine(event)),
+              onEvent: (event) =>
+                event._tag === "Retry"
+                  ? Output.note(
+                    `retry: attempt ${event.attempt} failed (${event.error.message}); retrying in ${
+                      Math.round(event.delayMs)
+                    } ms`
+                  )
+                  : Effect.void
+            }
+            : {})
         })
         return yield* agent.prompt(prompt)
       })
       const result = yield* turn.pipe(Effect.provide(languageModel))
       yield* sm.flush()
+      const shown = result.messages[0]?.role === "bashExecution" ? result.messages : result.messages.slice(1)
       yield* Output.lines([
-        ...result.messages.slice(1).map((message) => messageLine(message, 200)),
+        ...shown.flatMap((message) =>
+          message.role === "bashExecution"
+            ? bashLines(message as AgentMessage.BashExecutionMessage)
+            : [messageLine(message, 200)]
+        ),
         `session file: ${sm.getSessionFile()}`
       ])
       if (result.errorMessage !== undefined) {

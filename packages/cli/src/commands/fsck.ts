@@ -1,17 +1,16 @@
 /** `fsck`, `repair` and `migrate`: what is wrong with session files, and fixing what can be fixed without losing data. */
-import { Diagnostics, Entry, Line } from "@branchlog/session-core"
-import { OversizedLine, SessionFiles, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
+import type { Diagnostics } from "@branchlog/session-core"
+import { Entry } from "@branchlog/session-core"
+import { Repair, SessionFiles, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
-import * as Stream from "effect/Stream"
-import { randomUUID } from "node:crypto"
 import { basename, dirname, join } from "node:path"
 import { ProblemsFound } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
-import { type Scan, scan } from "../internal/scan.js"
+import { requireFile } from "../internal/session.js"
 
 const paths = Args.text({ name: "FILE|DIR" }).pipe(
   Args.withDescription("session files, or folders of them"),
@@ -29,54 +28,24 @@ export interface Finding {
   readonly message: string
 }
 
-/** The findings of one scan: session-core's diagnostics, a torn tail, an old version. */
-export const findings = (found: Scan): Array<Finding> => {
-  const lastLine = found.lines.filter((line) => line._tag !== "Blank").at(-1)
-  const out: Array<Finding> = Diagnostics.diagnose(found.state).map((problem) => {
-    const torn = problem._tag === "CorruptLine" && !found.endsWithNewline && problem.line === lastLine?.line
-    return {
-      file: found.path,
-      severity: Diagnostics.severity(problem),
-      kind: torn ? "TornTail" : problem._tag,
-      ...(problem.line === undefined ? {} : { line: problem.line, offset: problem.offset! }),
-      message: torn
-        ? `torn last line (no newline at the end): ${(problem as { reason: string }).reason}`
-        : Diagnostics.describe(problem)
-    }
-  })
-  if (!found.endsWithNewline && lastLine !== undefined && lastLine._tag !== "Corrupt") {
-    out.push({
-      file: found.path,
-      severity: "warning",
-      kind: "NoFinalNewline",
-      line: lastLine.line,
-      offset: lastLine.offset,
-      message: "the file does not end with a newline"
-    })
+/** A library finding of `file`, as printed. */
+const printed = (file: string, finding: Repair.Finding): Finding => {
+  const at = Repair.position(finding)
+  return {
+    file,
+    severity: Repair.severity(finding),
+    kind: finding._tag,
+    ...(at === undefined ? {} : { line: at.line, offset: at.offset }),
+    message: Repair.describe(finding)
   }
-  for (const line of found.lines) {
-    if (!OversizedLine.is(line)) continue
-    out.push({
-      file: found.path,
-      severity: "warning",
-      kind: "OversizedLine",
-      line: line.line,
-      offset: line.offset,
-      message: `a line of ${line.byteLength} bytes is longer than the line ceiling: kept byte for byte, not read${
-        line.value.id === undefined ? "" : ` (id ${line.value.id})`
-      }`
-    })
-  }
-  if (found.version !== undefined && found.version < Entry.CURRENT_SESSION_VERSION) {
-    out.push({
-      file: found.path,
-      severity: "warning",
-      kind: "OldVersion",
-      message: `version ${found.version}: \`branchlog migrate\` brings it to ${Entry.CURRENT_SESSION_VERSION}`
-    })
-  }
-  return out
 }
+
+/** The findings of one check, as printed. */
+export const findings = (file: string, diagnosis: Repair.Diagnosis): Array<Finding> =>
+  diagnosis.findings.map((finding) => printed(file, finding))
+
+/** The check of one file (the library's), after the CLI's own test that the file exists. */
+const scan = (file: string) => requireFile(file).pipe(Effect.zipRight(Repair.check(file)))
 
 /**
  * The session files named: files as they are, folders by their session files (recursively), as
@@ -114,7 +83,7 @@ export const expand = (inputs: ReadonlyArray<string>) =>
  */
 const scanExpanded = (file: string, inFolder: ReadonlySet<string>) =>
   scan(file).pipe(
-    Effect.map((found): { readonly found: Scan } | { readonly passedOver: Finding } => ({ found })),
+    Effect.map((found): { readonly found: Repair.Diagnosis } | { readonly passedOver: Finding } => ({ found })),
     Effect.catchTag("NotRegularFileError", (error) =>
       inFolder.has(file)
         ? Effect.succeed({
@@ -144,7 +113,7 @@ export const fsck: CliCommand = Command.make(
       for (const [i, file] of files.entries()) {
         if (files.length > 1 && process.stderr.isTTY) process.stderr.write(`\rfsck ${i + 1}/${files.length} `)
         const scanned = yield* scanExpanded(file, inFolder)
-        all.push(...("found" in scanned ? findings(scanned.found) : [scanned.passedOver]))
+        all.push(...("found" in scanned ? findings(file, scanned.found) : [scanned.passedOver]))
       }
       if (files.length > 1 && process.stderr.isTTY) process.stderr.write("\r\u001b[K")
       if (json) yield* Output.json(files.map((file) => ({ file, findings: all.filter((f) => f.file === file) })))
@@ -160,101 +129,33 @@ export const fsck: CliCommand = Command.make(
   )
 )
 
-/**
- * What repair does with each line of a scan, by line number: every line is kept byte for byte
- * (never decoded and re-encoded: invalid UTF-8 survives) except blank lines (dropped), corrupt
- * lines and extra headers (moved to a sidecar, byte for byte), and a header that is not the first
- * line (moved to the top). A file without a header gets a new one.
- */
-const repairPlan = (found: Scan) => {
-  const { state } = found
-  const keep = new Set<number>()
-  const moved = new Set<number>()
-  let headerText: string | undefined
-  for (const line of found.lines) {
-    if (line._tag === "Blank") continue
-    if (line._tag === "Corrupt" || (line._tag === "Header" && line.header !== state.header)) moved.add(line.line)
-    else if (line._tag === "Header" && line.line !== 1) headerText = Line.serialize(line)
-    else keep.add(line.line)
-  }
-  if (state.header === undefined) {
-    headerText = Line.stringify({
-      type: "session" as const,
-      version: Entry.CURRENT_SESSION_VERSION,
-      id: randomUUID(),
-      timestamp: new Date().toISOString(),
-      cwd: process.cwd()
-    })
-  }
-  return { keep, moved, headerText, recreatedHeader: state.header === undefined }
-}
-
-const newline = new Uint8Array([0x0a])
-
-/** The pieces of a line, without the UTF-8 byte-order mark that may start the file (repair removes it). */
-const withoutByteOrderMark = (line: { readonly offset: number; readonly pieces: ReadonlyArray<Uint8Array> }) => {
-  const first = line.pieces[0]
-  return line.offset === 0 && first !== undefined && first.length >= 3 && first[0] === 0xef && first[1] === 0xbb &&
-      first[2] === 0xbf
-    ? [first.subarray(3), ...line.pieces.slice(1)]
-    : line.pieces
-}
-
 /** A side file as printed: its name when it is in the folder of `file` (absolute), else its full path. */
 const beside = (file: string, path: string) => (dirname(path) === dirname(file) ? basename(path) : path)
 
-/** `branchlog repair FILE`: backup, then fix what can be fixed without losing data. */
+/** `branchlog repair FILE`: backup, then fix what can be fixed without losing data (the library's `Repair.repair`). */
 export const repair: CliCommand = Command.make(
   "repair",
   { file: Args.text({ name: "FILE" }) },
   ({ file }) =>
     TranscriptLock.TranscriptLock.pipe(
       Effect.flatMap((lock) =>
+        // the CLI's test that the file exists runs under the lock, as before; the library's repair re-enters it
         lock.withLock(
           file,
           Effect.gen(function*() {
-            const found = yield* scan(file)
-            const before = findings(found).filter((f) =>
-              [
-                "CorruptLine",
-                "TornTail",
-                "MissingHeader",
-                "HeaderNotFirst",
-                "DuplicateHeader",
-                "NoFinalNewline",
-                "ByteOrderMark"
-              ].includes(f.kind)
-            )
-            if (before.length === 0) return yield* Output.lines([`${file}: nothing to repair`])
-            const files = yield* TranscriptFile.TranscriptFile
-            const plan = repairPlan(found)
-            // the lines stream through as bytes (the file may be larger than a string can be); the
-            // store's one rewrite keeps a backup, the owner and mode, and leaves nothing on failure
-            const removed: Array<Uint8Array> = []
-            const content = Stream.concat(
-              Stream.fromIterable(plan.headerText === undefined ? [] : [plan.headerText + "\n"]),
-              files.rawLines(file).pipe(
-                Stream.mapConcat((line): ReadonlyArray<Uint8Array> => {
-                  if (plan.keep.has(line.line)) return [...withoutByteOrderMark(line), newline]
-                  if (plan.moved.has(line.line)) removed.push(...withoutByteOrderMark(line), newline)
-                  return []
-                })
-              )
-            )
-            const replaced = yield* files.replace(file, content, { backup: "repair" })
-            const here = files.resolve(file)
-            let sidecar: string | undefined
-            if (removed.length > 0) {
-              sidecar = SessionFiles.removedLinesName(replaced.path, Date.now())
-              yield* files.rewrite(sidecar, Stream.fromIterable(removed))
-            }
+            yield* requireFile(file)
+            const outcome = yield* Repair.repair(file, { cwd: process.cwd() })
+            if (outcome._tag === "NothingToRepair") return yield* Output.lines([`${file}: nothing to repair`])
+            const here = (yield* TranscriptFile.TranscriptFile).resolve(file)
             yield* Output.lines([
               `${file}: repaired (the original bytes are in ${
-                replaced.backup === undefined ? "no backup: the file was empty" : beside(here, replaced.backup)
+                outcome.backup === undefined ? "no backup: the file was empty" : beside(here, outcome.backup)
               })`,
-              ...before.map((f) => `  fixed: ${format(f)}`),
-              ...(plan.recreatedHeader ? ["  wrote a new session header (there was none)"] : []),
-              ...(sidecar === undefined ? [] : [`  ${plan.moved.size} line(s) moved to ${beside(here, sidecar)}`])
+              ...outcome.fixed.map((f) => `  fixed: ${format(printed(file, f))}`),
+              ...(outcome.header._tag === "Created" ? ["  wrote a new session header (there was none)"] : []),
+              ...(outcome.removedLines === undefined
+                ? []
+                : [`  ${outcome.moved} line(s) moved to ${beside(here, outcome.removedLines)}`])
             ])
           })
         )

@@ -1,11 +1,13 @@
 /** The read commands: `info`, `tree`, `context`, `show`. They never modify a file. */
 import { JsonView, LlmMessages, SessionContext } from "@branchlog/session-core"
 import type { SessionManager } from "@branchlog/session-store"
+import { SessionCatalog } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { dirname, resolve } from "node:path"
 import { UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
@@ -67,9 +69,44 @@ export const tree: CliCommand = Command.make("tree", { file, json }, ({ file, js
     yield* reportDamage(file, session)
     if (json) return yield* Output.json(JsonView.tree(session.getState()))
     yield* Output.lines(TreeText.render(session.getState(), { style: Output.stdoutStyle() }))
+    const children = yield* childLines(file)
+    if (children.length > 0) yield* Output.lines(["child sessions (sub-agents, forks):", ...children])
   })).pipe(
-    Command.withDescription("Print the session tree: labels, the current path (*) and leaf; long linear runs folded.")
+    Command.withDescription(
+      "Print the session tree: labels, the current path (*) and leaf; long linear runs folded; then the sessions of its folder whose header names it as parent (and theirs)."
+    )
   )
+
+/**
+ * The sessions of `file`'s folder whose header's `parentSession` is `file`, and theirs below them
+ * (indented, at most 8 levels): one line each, the path and the first user message.
+ */
+const childLines = (file: string) =>
+  Effect.gen(function*() {
+    const infos = yield* SessionCatalog.list("", dirname(resolve(file))).pipe(
+      Effect.catchAll(() => Effect.succeed([] as Array<SessionCatalog.SessionInfo>))
+    )
+    const byParent = new Map<string, Array<SessionCatalog.SessionInfo>>()
+    for (const info of infos) {
+      if (info.parentSessionPath === undefined) continue
+      const parent = resolve(dirname(resolve(file)), info.parentSessionPath)
+      byParent.set(parent, [...(byParent.get(parent) ?? []), info])
+    }
+    const out: Array<string> = []
+    const seen = new Set<string>()
+    const walk = (parent: string, depth: number) => {
+      if (depth > 8) return
+      for (const child of byParent.get(parent) ?? []) {
+        const path = resolve(child.path)
+        if (seen.has(path)) continue
+        seen.add(path)
+        out.push(`${"  ".repeat(depth)}${child.path}  (${child.firstMessage.replace(/\s+/g, " ").slice(0, 60)})`)
+        walk(path, depth + 1)
+      }
+    }
+    walk(resolve(file), 1)
+    return out
+  })
 
 /** `branchlog context FILE [--leaf ID] [--json] [--llm]`. */
 export const context: CliCommand = Command.make(

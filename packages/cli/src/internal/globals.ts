@@ -5,6 +5,10 @@
  */
 import { TranscriptLock } from "@branchlog/session-store"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+
+/** Whether `--verbose` was given (set around the command by `Cli.run`). */
+export const verbose: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
 
 /** What the global options asked for, the other arguments, and a usage error if one was malformed. */
 export interface Globals {

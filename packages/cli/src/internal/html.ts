@@ -14,6 +14,7 @@
 import { Tree } from "@branchlog/session-core"
 import type { Entry, SessionState } from "@branchlog/session-core"
 import { createHash } from "node:crypto"
+import { provenanceLine } from "./provenance.js"
 import { visible } from "./safeText.js"
 import { type Block, contentText, entryLine } from "./summary.js"
 
@@ -196,12 +197,13 @@ export function* pieces(state: SessionState.SessionState, title: string): Genera
     for (let i = items.length - 1; i >= 0; i--) stack.push(items[i]!)
   }
   const count = state.entries.length
+  const origin = provenanceLine(state.entries)
   yield `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escape(title)}</title><style>${style}</style><script>${script}</script></head>
-<body><h1>${escape(title)}</h1>
+<body><h1>${escape(title)}</h1>${origin === undefined ? "" : `\n<p class="meta provenance">${escape(origin)}</p>`}
 <p class="meta">${count} entries · current leaf <code>${
     escape(state.leafId ?? "none")
   }</code> · the current path is marked in green; other branches are collapsed.

@@ -8,6 +8,7 @@
  * not change the document's structure. Control characters are made visible, as on a terminal.
  */
 import type { Entry } from "@branchlog/session-core"
+import { provenanceLine } from "./provenance.js"
 import { visible } from "./safeText.js"
 import { type Block, contentText, entryLine } from "./summary.js"
 
@@ -80,7 +81,11 @@ const section = (entry: Entry.Entry): string => {
 }
 
 /** The Markdown of a branch (root first). */
-export const render = (title: string, branch: ReadonlyArray<Entry.Entry>): string =>
-  visible(
-    `# ${inline(title)}\n\n${branch.length} entries on the current branch.\n\n${branch.map(section).join("\n\n")}\n`
+export const render = (title: string, branch: ReadonlyArray<Entry.Entry>): string => {
+  const origin = provenanceLine(branch)
+  return visible(
+    `# ${inline(title)}\n\n${
+      origin === undefined ? "" : `${inline(origin)}\n\n`
+    }${branch.length} entries on the current branch.\n\n${branch.map(section).join("\n\n")}\n`
   )
+}

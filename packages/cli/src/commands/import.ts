@@ -1,0 +1,85 @@
+/** `branchlog import SRC [--format auto|claude-code|codex|openclaw] [--out DEST] [--json]`. */
+import { Importer } from "@branchlog/importers"
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { ProblemsFound } from "../CliError.js"
+import type { CliCommand } from "../internal/command.js"
+import * as Output from "../internal/output.js"
+import { progressBar } from "../internal/progress.js"
+
+/** What `--json` prints for one session: exactly the issue's shape. */
+const jsonOf = (r: Importer.Report) => ({
+  format: r.format,
+  from: r.from,
+  to: r.to,
+  sessionId: r.sessionId,
+  entries: r.entries,
+  skipped: r.skipped,
+  warnings: r.warnings
+})
+
+/** `branchlog import SRC [--format …] [--out DEST] [--json]`. */
+export const importCommand: CliCommand = Command.make(
+  "import",
+  {
+    src: Args.text({ name: "SRC" }).pipe(
+      Args.withDescription("a transcript file, a folder of them, or an OpenClaw agent database")
+    ),
+    format: Options.choice("format", ["auto", "claude-code", "codex", "openclaw"]).pipe(
+      Options.withDescription("the source's format (default: detected per file)"),
+      Options.withDefault("auto" as const)
+    ),
+    out: Options.text("out").pipe(
+      Options.withDescription(
+        "a .jsonl file (one session) or a session folder (default: branchlog's session folder for the source's cwd)"
+      ),
+      Options.optional
+    ),
+    json: Options.boolean("json").pipe(Options.withDescription("print JSON"))
+  },
+  ({ format, json, out, src }) =>
+    Effect.gen(function*() {
+      const bar = progressBar("importing")
+      const outcome = yield* Importer.importSource(src, {
+        format,
+        ...(Option.isSome(out) ? { out: out.value } : {}),
+        onProgress: bar.update
+      }).pipe(Effect.ensuring(Effect.sync(bar.end)))
+      const mains = outcome.reports.filter((r) => r.parentSessionId === undefined)
+      if (json) {
+        // one session: its object; a source of several (a folder, a database): an array
+        const single = mains.length === 1 && outcome.failures.length === 0
+        yield* Output.json(single ? jsonOf(mains[0]!) : outcome.reports.map(jsonOf))
+        for (const r of outcome.reports) {
+          if (single && r.parentSessionId !== undefined) yield* Output.note(`subagent session ${r.sessionId}: ${r.to}`)
+        }
+      } else {
+        yield* Output.lines(outcome.reports.map((r) =>
+          `${r.format} ${r.sessionId}: ${r.entries} entries → ${r.to}${
+            r.skipped.length > 0 ? ` (${r.skipped.length} skipped)` : ""
+          }${r.parentSessionId === undefined ? "" : ` (subagent of ${r.parentSessionId})`}`
+        ))
+        for (const r of outcome.reports) {
+          for (const s of r.skipped) {
+            yield* Output.note(`${r.from}:${s.line}: skipped: ${s.reason}`)
+          }
+          for (const w of r.warnings) {
+            yield* Output.note(`${r.from}: ${w}`)
+          }
+        }
+      }
+      for (const f of outcome.failures) {
+        yield* Output.note(`branchlog: ${f.path}: ${f.error.message}`)
+      }
+      if (outcome.failures.length > 0) {
+        return yield* new ProblemsFound({ files: outcome.failures.length, problems: outcome.failures.length })
+      }
+    })
+).pipe(
+  Command.withDescription(
+    "Import Claude Code transcripts, Codex rollouts or an OpenClaw agent database into branchlog sessions (the source is never modified; importing again writes nothing twice)."
+  )
+)

@@ -1,0 +1,154 @@
+/**
+ * The pure half of a check: the rows of a session in (every line as parsed, blank lines included,
+ * and whether the last one was ended by a newline), the findings out. No I/O: a store of rows
+ * (SQL) runs it over its rows as the file backend runs it over a file's lines. Byte offsets are
+ * only reported, never used.
+ */
+import type { Line, Migration as MigrationTypes } from "@branchlog/session-core"
+import { Diagnostics, Entry, Migration, SessionState } from "@branchlog/session-core"
+import * as OversizedLine from "../../OversizedLine.js"
+
+/** A finding session-core's `Diagnostics` does not make: about how the rows end, their size or their version. */
+export type StoreFinding =
+  /** The last line is corrupt and no newline ends it: a write torn by a crash. */
+  | { readonly _tag: "TornTail"; readonly reason: string; readonly line: number; readonly offset: number }
+  /** The last line parses but no newline ends it. */
+  | { readonly _tag: "NoFinalNewline"; readonly line: number; readonly offset: number }
+  /** A line over the line ceiling: kept byte for byte, not read. */
+  | {
+    readonly _tag: "OversizedLine"
+    readonly line: number
+    readonly offset: number
+    readonly byteLength: number
+    readonly id?: string
+  }
+  /** The header declares an older version (`migrate` brings it to the current one). */
+  | { readonly _tag: "OldVersion"; readonly version: number }
+
+/**
+ * One finding of a check: session-core's diagnostics (a corrupt line that is the torn tail is a
+ * `TornTail` instead of a `CorruptLine`), then how the rows end, oversized lines, an old version.
+ */
+export type Finding = Diagnostics.Problem | StoreFinding
+
+/** The `_tag` of a finding (what `fsck --json` prints as `kind`). */
+export type Kind = Finding["_tag"]
+
+/** What a check reads: every line in order (blank lines included) and whether a newline ends the last. */
+export interface Rows {
+  readonly lines: ReadonlyArray<Line.ParsedLine>
+  /** `false` when the last line has no `\n` after it (a file's torn tail); a store of rows passes `true`. */
+  readonly terminated: boolean
+}
+
+/** What a check found, with what it found it in. */
+export interface Diagnosis extends Rows {
+  /** The state of the rows as they are (older versions migrated in memory, never written: for the tree checks). */
+  readonly state: SessionState.SessionState
+  /** The version the header declares (absent ⇒ 1), `undefined` without a header. */
+  readonly version: number | undefined
+  /** Every finding, in the order `fsck` prints them. */
+  readonly findings: ReadonlyArray<Finding>
+}
+
+/** Options of {@link diagnose}: where the ids of an in-memory migration come from (never written). */
+export interface DiagnoseOptions {
+  readonly mintId?: MigrationTypes.MintId
+}
+
+/** Ids for an in-memory migration when none are given: a hex counter, skipping ids taken. */
+export const counterMint = (): MigrationTypes.MintId => {
+  let n = 0
+  return (taken) => {
+    for (;;) {
+      n += 1
+      const id = n.toString(16).padStart(8, "0")
+      if (!taken.has(id)) return id
+    }
+  }
+}
+
+/** The severity of a finding: corrupt, torn, missing or misplaced rows and broken trees are errors. */
+export const severity = (finding: Finding): Diagnostics.Severity => {
+  switch (finding._tag) {
+    case "TornTail":
+      return "error"
+    case "NoFinalNewline":
+    case "OversizedLine":
+    case "OldVersion":
+      return "warning"
+    default:
+      return Diagnostics.severity(finding)
+  }
+}
+
+/** One line of text that says what a finding is (what `fsck` prints). */
+export const describe = (finding: Finding): string => {
+  switch (finding._tag) {
+    case "TornTail":
+      return `torn last line (no newline at the end): ${finding.reason}`
+    case "NoFinalNewline":
+      return "the file does not end with a newline"
+    case "OversizedLine":
+      return `a line of ${finding.byteLength} bytes is longer than the line ceiling: kept byte for byte, not read${
+        finding.id === undefined ? "" : ` (id ${finding.id})`
+      }`
+    case "OldVersion":
+      return `version ${finding.version}: \`branchlog migrate\` brings it to ${Entry.CURRENT_SESSION_VERSION}`
+    default:
+      return Diagnostics.describe(finding)
+  }
+}
+
+/** Where a finding applies (1-based line and byte offset), or `undefined` for the whole session. */
+export const position = (finding: Finding): Line.Position | undefined =>
+  "line" in finding && finding.line !== undefined ? { line: finding.line, offset: finding.offset ?? 0 } : undefined
+
+/** The kinds `repair` fixes: corrupt lines and a torn tail, a missing, late or duplicate header, a missing final newline, a byte-order mark. */
+export const repairableKinds: ReadonlySet<Kind> = new Set<Kind>([
+  "CorruptLine",
+  "TornTail",
+  "MissingHeader",
+  "HeaderNotFirst",
+  "DuplicateHeader",
+  "NoFinalNewline",
+  "ByteOrderMark"
+])
+
+/** `true` for a finding `repair` fixes. */
+export const isRepairable = (finding: Finding): boolean => repairableKinds.has(finding._tag)
+
+/** Every finding of the rows, with the state they fold into. O(rows). */
+export const diagnose = (rows: Rows, options: DiagnoseOptions = {}): Diagnosis => {
+  const { lines, terminated } = rows
+  const migration = Migration.migrate(lines, options.mintId ?? counterMint())
+  const state = SessionState.fromRecords(migration.lines)
+  const version = migration.fromVersion
+  let lastLine: Line.ParsedLine | undefined
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i]!._tag !== "Blank") {
+      lastLine = lines[i]
+      break
+    }
+  }
+  const findings: Array<Finding> = Diagnostics.diagnose(state).map((problem): Finding =>
+    problem._tag === "CorruptLine" && !terminated && problem.line !== undefined && problem.line === lastLine?.line
+      ? { _tag: "TornTail", reason: problem.reason, line: problem.line, offset: problem.offset! }
+      : problem
+  )
+  if (!terminated && lastLine !== undefined && lastLine._tag !== "Corrupt") {
+    findings.push({ _tag: "NoFinalNewline", line: lastLine.line, offset: lastLine.offset })
+  }
+  for (const line of lines) {
+    if (!OversizedLine.is(line)) continue
+    findings.push({
+      _tag: "OversizedLine",
+      line: line.line,
+      offset: line.offset,
+      byteLength: line.byteLength,
+      ...(line.value.id === undefined ? {} : { id: line.value.id })
+    })
+  }
+  if (version !== undefined && version < Entry.CURRENT_SESSION_VERSION) findings.push({ _tag: "OldVersion", version })
+  return { lines, terminated, state, version, findings }
+}

@@ -1,0 +1,146 @@
+/**
+ * The effectful half of a check and a repair, over the file services: a raw read of every line
+ * (nothing recovered or migrated behind the caller's back, as opening does), and a repair that
+ * streams the file's lines through as bytes (never one string of the file: a file beyond a
+ * string's size is repaired, invalid UTF-8 is kept) into the one destructive rewrite,
+ * `TranscriptFile.replace`, which keeps a backup. The header id comes from `IdSource`, times from
+ * `Clock`, the cwd from the caller.
+ */
+import type { Line as LineTypes } from "@branchlog/session-core"
+import { Entry } from "@branchlog/session-core"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
+import * as IdSource from "../../IdSource.js"
+import * as OversizedLine from "../../OversizedLine.js"
+import * as SessionFiles from "../../SessionFiles.js"
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "../../StoreError.js"
+import * as TranscriptFile from "../../TranscriptFile.js"
+import * as TranscriptLock from "../../TranscriptLock.js"
+import { diagnose, type Diagnosis, type Finding, isRepairable } from "./diagnosis.js"
+import { disposition, type HeaderFix, plan } from "./plan.js"
+
+/** Errors of reading a session's lines. */
+export type ReadError = FileNotFoundError | FileSystemError | NotRegularFileError
+
+/** Errors of a repair: reading, taking the lock, rewriting. */
+export type RepairError = ReadError | TranscriptLock.LockError
+
+/** Every line of `path` as parsed (blank lines and lines over the ceiling included), and its diagnosis. */
+export const check = (path: string): Effect.Effect<Diagnosis, ReadError, TranscriptFile.TranscriptFile> =>
+  Effect.gen(function*() {
+    const files = yield* TranscriptFile.TranscriptFile
+    const ids = yield* IdSource.current
+    let terminated = true
+    const lines: Array<LineTypes.ParsedLine> = []
+    yield* files.forEachChunk(path, (chunk) => {
+      for (const line of chunk) {
+        terminated = line.terminated
+        lines.push(OversizedLine.parse(line, path, files))
+      }
+    })
+    return diagnose({ lines, terminated }, { mintId: (taken) => IdSource.entryId(ids, (id) => taken.has(id)) })
+  })
+
+/** Options of a repair: the cwd of a header written where there is none, and how the lock is taken. */
+export interface RepairOptions {
+  /** The `cwd` a new header records (the session's working folder). */
+  readonly cwd: string
+  readonly lock?: TranscriptLock.LockOptions
+}
+
+/** What a repair did. */
+export type Repaired =
+  /** Nothing `repair` fixes was found (the findings are those of the check): nothing was written. */
+  | { readonly _tag: "NothingToRepair"; readonly path: string; readonly findings: ReadonlyArray<Finding> }
+  | {
+    readonly _tag: "Repaired"
+    readonly path: string
+    /** The file rewritten: the file `path` names (a symlink's target). */
+    readonly written: string
+    /** The backup of the original bytes (`undefined`: the file was empty). */
+    readonly backup: string | undefined
+    /** The findings fixed, as the check reported them. */
+    readonly fixed: ReadonlyArray<Finding>
+    /** What became of the header (a new one is `Created`, with its fields). */
+    readonly header: HeaderFix
+    /** How many lines were moved out (corrupt lines, extra headers). */
+    readonly moved: number
+    /** The file holding the moved lines byte for byte (`<file>.removed-<time>.txt`), if any. */
+    readonly removedLines: string | undefined
+  }
+
+const NEWLINE = new Uint8Array([0x0a])
+
+/** The pieces of a line, without the UTF-8 byte-order mark that may start the file (repair removes it). */
+const withoutByteOrderMark = (line: TranscriptFile.RawLine): ReadonlyArray<Uint8Array> => {
+  const first = line.pieces[0]
+  return line.offset === 0 && first !== undefined && first.length >= 3 && first[0] === 0xef && first[1] === 0xbb &&
+      first[2] === 0xbf
+    ? [first.subarray(3), ...line.pieces.slice(1)]
+    : line.pieces
+}
+
+/** A new header: a fresh id from `IdSource`, the time from `Clock`, the cwd given. */
+const newHeader = (cwd: string) =>
+  Effect.gen(function*() {
+    const ids = yield* IdSource.current
+    const millis = yield* Clock.currentTimeMillis
+    return Entry.makeHeader({ id: ids.uuid(), timestamp: new Date(millis).toISOString(), cwd })
+  })
+
+/** The repair of `path`, under its lock: check, then (when something can be fixed) the streamed rewrite and the sidecar. */
+export const repair = (
+  path: string,
+  options: RepairOptions
+): Effect.Effect<Repaired, RepairError, TranscriptFile.TranscriptFile | TranscriptLock.TranscriptLock> =>
+  Effect.flatMap(TranscriptLock.TranscriptLock, (lock) =>
+    lock.withLock(
+      path,
+      Effect.gen(function*() {
+        const diagnosis = yield* check(path)
+        if (!diagnosis.findings.some(isRepairable)) {
+          return { _tag: "NothingToRepair", path, findings: diagnosis.findings } as const
+        }
+        // the plan asks for a header only when the rows have none: the id and the time are drawn only then
+        const header = diagnosis.state.header === undefined ? yield* newHeader(options.cwd) : undefined
+        const planned = plan(diagnosis, { header: () => header! })
+        const files = yield* TranscriptFile.TranscriptFile
+        const first = planned.header._tag === "InPlace" ? [] : [planned.header.text + "\n"]
+        // the lines stream through as bytes; the moved ones are gathered for the sidecar
+        const removed: Array<Uint8Array> = []
+        const content = Stream.concat(
+          Stream.fromIterable(first),
+          files.rawLines(path).pipe(
+            Stream.mapConcat((line): ReadonlyArray<Uint8Array> => {
+              switch (disposition(planned, line.line)) {
+                case "keep":
+                  return [...withoutByteOrderMark(line), NEWLINE]
+                case "move":
+                  removed.push(...withoutByteOrderMark(line), NEWLINE)
+                  return []
+                case "drop":
+                  return []
+              }
+            })
+          )
+        )
+        const replaced = yield* files.replace(path, content, { backup: "repair" })
+        let removedLines: string | undefined
+        if (removed.length > 0) {
+          removedLines = SessionFiles.removedLinesName(replaced.path, yield* Clock.currentTimeMillis)
+          yield* files.rewrite(removedLines, Stream.fromIterable(removed))
+        }
+        return {
+          _tag: "Repaired",
+          path,
+          written: replaced.path,
+          backup: replaced.backup,
+          fixed: planned.fixes,
+          header: planned.header,
+          moved: planned.moved.size,
+          removedLines
+        } as const
+      }),
+      options.lock
+    ))

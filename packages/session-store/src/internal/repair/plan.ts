@@ -1,0 +1,101 @@
+/**
+ * The pure half of a repair: from a diagnosis, what happens to each row, by its line number.
+ * Every row is kept as it is (byte for byte: a file backend copies its bytes, never decodes and
+ * re-encodes them) except blank lines (dropped), corrupt lines and extra headers (moved out, to be
+ * kept aside), and a header that is not the first row (moved to the top). Rows without a header
+ * get a new one. A byte-order mark starting the first row is removed. The plan names only the
+ * exceptions, so it costs O(problems), not O(rows).
+ */
+import type { Entry as EntryTypes, Line as LineTypes } from "@branchlog/session-core"
+import { Line } from "@branchlog/session-core"
+import * as OversizedLine from "../../OversizedLine.js"
+import type { Diagnosis, Finding } from "./diagnosis.js"
+import { isRepairable } from "./diagnosis.js"
+
+/** What becomes of the header: it stays the first row, a later one moves to the top, or a new one is written. */
+export type HeaderFix =
+  | { readonly _tag: "InPlace" }
+  | { readonly _tag: "Moved"; readonly line: number; readonly text: string }
+  | { readonly _tag: "Created"; readonly header: EntryTypes.SessionHeader; readonly text: string }
+
+/** What a repair does, by line number; rows it does not name are kept as they are. */
+export interface Plan {
+  /** The findings it fixes (empty: nothing to repair, and nothing is written). */
+  readonly fixes: ReadonlyArray<Finding>
+  /** The header written first. */
+  readonly header: HeaderFix
+  /** Corrupt lines and extra headers: moved out of the session, kept aside byte for byte. */
+  readonly moved: ReadonlySet<number>
+  /** Blank lines: dropped. */
+  readonly dropped: ReadonlySet<number>
+}
+
+/** What becomes of one row: kept, moved aside, or left out (a blank line, or the header written first). */
+export type Disposition = "keep" | "move" | "drop"
+
+/** Options of {@link plan}: the header to write when the rows have none (called only then). */
+export interface PlanOptions {
+  readonly header: () => EntryTypes.SessionHeader
+}
+
+/** The plan of a repair of the diagnosed rows. */
+export const plan = (diagnosis: Diagnosis, options: PlanOptions): Plan => {
+  const { state } = diagnosis
+  const fixes = diagnosis.findings.filter(isRepairable)
+  const moved = new Set<number>()
+  const dropped = new Set<number>()
+  let header: HeaderFix = { _tag: "InPlace" }
+  for (const line of diagnosis.lines) {
+    if (line._tag === "Blank") dropped.add(line.line)
+    else if (line._tag === "Corrupt" || (line._tag === "Header" && line.header !== state.header)) moved.add(line.line)
+    else if (line._tag === "Header" && line.line !== 1) {
+      header = { _tag: "Moved", line: line.line, text: Line.serialize(line) }
+    }
+  }
+  if (state.header === undefined) {
+    const created = options.header()
+    header = { _tag: "Created", header: created, text: Line.stringify(created) }
+  }
+  return { fixes, header, moved, dropped }
+}
+
+/** What the plan does with the row on line `line`. */
+export const disposition = (plan: Plan, line: number): Disposition =>
+  plan.moved.has(line)
+    ? "move"
+    : plan.dropped.has(line) || (plan.header._tag === "Moved" && plan.header.line === line)
+    ? "drop"
+    : "keep"
+
+/** A row without the byte-order mark that may start its text (only the first row can have one). */
+const withoutByteOrderMark = (line: LineTypes.ParsedLine): LineTypes.ParsedLine => {
+  if (line.line !== 1 || OversizedLine.is(line) || !Line.hasByteOrderMark(line)) return line
+  const text = Line.withoutByteOrderMark(Line.serialize(line))
+  return line._tag === "Corrupt" ? { ...line, raw: text } : Line.parse(text, line.line, line.offset)
+}
+
+/** The repaired rows, and the rows moved aside: what a store of rows writes (positions are those read). */
+export interface Applied {
+  readonly rows: ReadonlyArray<LineTypes.Row>
+  readonly removed: ReadonlyArray<LineTypes.Row>
+}
+
+/**
+ * The plan applied to rows (a store of rows replaces its rows with `rows` and keeps `removed`
+ * aside); for a file it gives the rows the streamed repair writes, in the same order. A created
+ * header has line 0 (it was not read).
+ */
+export const apply = (lines: Iterable<LineTypes.ParsedLine>, plan: Plan): Applied => {
+  const kept: Array<LineTypes.Row> = []
+  const removed: Array<LineTypes.Row> = []
+  let first: LineTypes.Row | undefined = plan.header._tag === "Created"
+    ? { _tag: "Header", header: plan.header.header, line: 0, offset: 0 }
+    : undefined
+  for (const line of lines) {
+    if (line._tag === "Blank") continue
+    if (plan.header._tag === "Moved" && plan.header.line === line.line) first = line
+    else if (plan.moved.has(line.line)) removed.push(withoutByteOrderMark(line) as LineTypes.Row)
+    else if (!plan.dropped.has(line.line)) kept.push(withoutByteOrderMark(line) as LineTypes.Row)
+  }
+  return { rows: first === undefined ? kept : [first, ...kept], removed }
+}

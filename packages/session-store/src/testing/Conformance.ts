@@ -1,0 +1,69 @@
+/**
+ * The store conformance suite: every promise `SessionManager` and `SessionCatalog` make through a
+ * store, as cases any backend runs with `@effect/vitest`. A backend is a name, the layer of its
+ * services, and a `Subject` that hides how sessions are addressed (see `Backend`):
+ *
+ * ```ts
+ * // test/conformance.test.ts
+ * import { Conformance } from "@branchlog/session-store/testing"
+ * Conformance.suite(Conformance.jsonl())
+ * ```
+ *
+ * `suite` registers one block named `conformance: <backend name>` (what `pnpm conformance`
+ * counts), one `describe` per behaviour group and one test per case. It uses `layer()` of
+ * `@effect/vitest`, which replaces the shared `it` of the file for what follows: keep other
+ * tests out of that file. The vitest part is loaded only inside vitest, so this module (and
+ * `@branchlog/session-store/testing`) can still be imported by plain scripts.
+ *
+ * @since 0.1.0
+ */
+import type { Backend } from "./conformance/Backend.js"
+import type { Group } from "./conformance/support.js"
+
+export type {
+  /** A backend the suite runs against: name, layer, subject. */
+  Backend,
+  /** Sessions listed in a place: reference and `SessionInfo`. */
+  Listed,
+  /** A place where sessions live (opaque to the suite). */
+  Place,
+  /** The string form of a session reference. */
+  Ref,
+  /** The services the suite's effects need. */
+  Services,
+  /** How the suite reaches sessions of one backend. */
+  Subject
+} from "./conformance/Backend.js"
+
+export type {
+  /** One case: a name and the effect that checks one promise. */
+  Case,
+  /** A named group of cases. */
+  Group
+} from "./conformance/support.js"
+
+export {
+  /** The JSONL file backend over real temporary folders. */
+  jsonl,
+  /** The file backend over one in-memory volume (the memory store's stand-in). */
+  memory
+} from "./conformance/fileBackends.js"
+
+const inVitest = typeof (globalThis as { __vitest_worker__?: unknown }).__vitest_worker__ === "object"
+
+const runner = inVitest ? await import("./conformance/register.js") : undefined
+
+const required = () => {
+  if (runner === undefined) throw new Error("the conformance suite runs inside vitest")
+  return runner
+}
+
+/** Registers every conformance case against `backend` (call it at the top level of a vitest test file). */
+export const suite = (backend: Backend, options: { readonly timeout?: number } = {}): void =>
+  required().register(backend, options)
+
+/** Every group of cases (inside vitest). */
+export const groups = (): ReadonlyArray<Group> => required().groups
+
+/** The number of cases a backend runs (inside vitest). */
+export const caseCount = (): number => required().groups.reduce((n, group) => n + group.cases.length, 0)
