@@ -73,7 +73,9 @@ export const dependencyProblems = (dir: string, manifest: PackageJson = readMani
   const dev = manifest.devDependencies ?? {}
   if (manifest.branchlog?.publish === "bin") {
     for (const name of Object.keys(runtime)) {
-      if (manifest.dependencies?.[name] === undefined && manifest.peerDependenciesMeta?.[name]?.optional === true) continue
+      if (manifest.dependencies?.[name] === undefined && manifest.peerDependenciesMeta?.[name]?.optional === true) {
+        continue
+      }
       problems.push(`${manifest.name} publishes a bundle but declares the runtime dependency ${name}`)
     }
     for (const [name, file] of imported) {
