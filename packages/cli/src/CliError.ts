@@ -65,9 +65,11 @@ export class TurnFailed extends Schema.TaggedError<TurnFailed>()("TurnFailed", {
   }
 }
 
-/** The exit code an error of the command maps to. */
+/** The exit code an error of the command maps to (a usage error, or a session reference no store here serves: usage). */
 export const exitCodeOf = (error: unknown): number =>
-  typeof error === "object" && error !== null && "_tag" in error && error._tag === "UsageError"
+  typeof error === "object" && error !== null && "_tag" in error &&
+    (error._tag === "UsageError" || error._tag === "InvalidSessionRefError" ||
+      error._tag === "UnsupportedSessionRefError")
     ? ExitCode.usage
     : ExitCode.failure
 

@@ -62,6 +62,21 @@ describe("branch, label, name", () => {
     expect(outcome.stderr).toBe("branchlog: /nowhere.jsonl: no such file")
   })
 
+  it("takes a session reference where it takes a file; one no store here serves fails clearly (exit 2)", async () => {
+    const volume = volumeWith({ "/s/a.jsonl": fixture("linear-basic").bytes })
+    const byPath = json(await runInMemory(volume, ["info", "/s/a.jsonl", "--json"]))
+    const byRef = json(await runInMemory(volume, ["info", "file:/s/a.jsonl", "--json"]))
+    expect(byRef.entries).toBe(byPath.entries)
+    const sqlite = await runInMemory(volume, ["tree", "sqlite:/s/db.sqlite#abc"])
+    expect(sqlite.code).toBe(2)
+    expect(sqlite.stderr).toBe(
+      "branchlog: the jsonl store cannot open sqlite:/s/db.sqlite#abc: no backend for this kind of reference is present"
+    )
+    const malformed = await runInMemory(volume, ["append", "postgres://host/db"])
+    expect(malformed.code).toBe(2)
+    expect(malformed.stderr).toContain("the session id after `#` is missing")
+  })
+
   it("exits 2 on a usage error of the parser", async () => {
     expect((await runInMemory(MemoryFileSystem.make(), ["tree"])).code).toBe(2)
     expect((await runInMemory(MemoryFileSystem.make(), ["frobnicate"])).code).toBe(2)

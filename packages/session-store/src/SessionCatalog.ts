@@ -17,6 +17,8 @@ import * as OversizedLine from "./OversizedLine.js"
 import * as SessionFiles from "./SessionFiles.js"
 import type { FileSystemError } from "./StoreError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
+import type { ListQuery, SessionSummary, StoreFailure } from "./TranscriptStore.js"
+import { TranscriptStore } from "./TranscriptStore.js"
 
 /** What `list` tells about one session file. */
 export interface SessionInfo {
@@ -95,6 +97,78 @@ const textOf = (content: unknown): string => {
     .join(" ")
 }
 
+/** Reads rows one by one into a `SessionInfo` (the listing's summary fields), for any store. */
+export interface InfoReader {
+  /** Takes the next row; `false` once the rows cannot be a session (the first row is no header). */
+  readonly push: (parsed: Line.ParsedLine) => boolean
+  /** The summary (`None` if the first row was not a session header with an id). */
+  readonly result: (path: string, mtimeMs: number) => Option.Option<SessionInfo>
+}
+
+/** A fresh {@link InfoReader}. */
+export const infoReader = (): InfoReader => {
+  let header: Record<string, unknown> | undefined
+  let invalid = false
+  let messageCount = 0
+  let firstMessage: string | undefined
+  const texts: Array<string> = []
+  let textLength = 0
+  let name: string | undefined
+  let lastActivity = Number.NaN
+  return {
+    push: (parsed) => {
+      if (invalid) return false
+      if (parsed._tag === "Blank" || parsed._tag === "Corrupt") return true
+      if (header === undefined) {
+        if (parsed._tag !== "Header") invalid = true
+        else header = parsed.header as Record<string, unknown>
+        return !invalid
+      }
+      if (parsed._tag !== "Entry") return true
+      const entry = parsed.entry
+      if (entry.type === "session_info") {
+        name = typeof entry.name === "string"
+          ? entry.name.trim() || undefined
+          : undefined
+      }
+      if (entry.type !== "message") return true
+      messageCount += 1
+      const message = entry.message as {
+        readonly role: string
+        readonly content?: unknown
+        readonly timestamp?: unknown
+      }
+      if (message.role !== "user" && message.role !== "assistant") return true
+      const text = textOf(message.content)
+      if (text.length > 0 && textLength < MAX_ALL_MESSAGES_TEXT) {
+        texts.push(text)
+        textLength += text.length + 1
+      }
+      if (message.role === "user" && firstMessage === undefined && text.length > 0) firstMessage = text
+      const at = typeof message.timestamp === "number" ? message.timestamp : Date.parse(entry.timestamp)
+      if (!Number.isNaN(at) && !(at <= lastActivity)) lastActivity = at
+      return true
+    },
+    result: (path, mtimeMs) => {
+      if (invalid || header === undefined || typeof header.id !== "string") return Option.none()
+      const created = typeof header.timestamp === "string" ? Date.parse(header.timestamp) : Number.NaN
+      const modified = !Number.isNaN(lastActivity) ? lastActivity : !Number.isNaN(created) ? created : mtimeMs
+      return Option.some<SessionInfo>({
+        path,
+        id: header.id,
+        cwd: typeof header.cwd === "string" ? header.cwd : "",
+        ...(name === undefined ? {} : { name }),
+        ...(typeof header.parentSession === "string" ? { parentSessionPath: header.parentSession } : {}),
+        created: new Date(Number.isNaN(created) ? mtimeMs : created),
+        modified: new Date(modified),
+        messageCount,
+        firstMessage: firstMessage ?? "(no messages)",
+        allMessagesText: texts.join(" ").slice(0, MAX_ALL_MESSAGES_TEXT)
+      })
+    }
+  }
+}
+
 /** The `SessionInfo` of one file, streamed; `None` when its first row is not a session header. */
 export const readInfo = (
   path: string,
@@ -103,72 +177,22 @@ export const readInfo = (
 ): Effect.Effect<Option.Option<SessionInfo>, never, TranscriptFile> =>
   Effect.gen(function*() {
     const files = yield* TranscriptFile
-    let header: Record<string, unknown> | undefined
-    let invalid = false
-    let messageCount = 0
-    let firstMessage: string | undefined
-    const texts: Array<string> = []
-    let textLength = 0
-    let name: string | undefined
-    let lastActivity = Number.NaN
+    const reader = infoReader()
+    let failed = false
     const chunkSize = size === undefined ? undefined : Math.min(1024 * 1024, Math.max(4096, size + 1))
     yield* files.forEachChunk(path, (chunk) => {
       for (const l of chunk) {
-        if (invalid) return false
-        const parsed = OversizedLine.parse(l, path)
-        if (parsed._tag === "Blank" || parsed._tag === "Corrupt") continue
-        if (header === undefined) {
-          if (parsed._tag !== "Header") invalid = true
-          else header = parsed.header as Record<string, unknown>
-          continue
-        }
-        if (parsed._tag !== "Entry") continue
-        const entry = parsed.entry
-        if (entry.type === "session_info") {
-          name = typeof entry.name === "string"
-            ? entry.name.trim() || undefined
-            : undefined
-        }
-        if (entry.type !== "message") continue
-        messageCount += 1
-        const message = entry.message as {
-          readonly role: string
-          readonly content?: unknown
-          readonly timestamp?: unknown
-        }
-        if (message.role !== "user" && message.role !== "assistant") continue
-        const text = textOf(message.content)
-        if (text.length > 0 && textLength < MAX_ALL_MESSAGES_TEXT) {
-          texts.push(text)
-          textLength += text.length + 1
-        }
-        if (message.role === "user" && firstMessage === undefined && text.length > 0) firstMessage = text
-        const at = typeof message.timestamp === "number" ? message.timestamp : Date.parse(entry.timestamp)
-        if (!Number.isNaN(at) && !(at <= lastActivity)) lastActivity = at
+        if (!reader.push(OversizedLine.parse(l, path))) return false
       }
-      return !invalid
+      return true
     }, chunkSize === undefined ? {} : { chunkSize }).pipe(
       Effect.catchAll(() =>
         Effect.sync(() => {
-          invalid = true
+          failed = true
         })
       )
     )
-    if (invalid || header === undefined || typeof header.id !== "string") return Option.none()
-    const created = typeof header.timestamp === "string" ? Date.parse(header.timestamp) : Number.NaN
-    const modified = !Number.isNaN(lastActivity) ? lastActivity : !Number.isNaN(created) ? created : mtimeMs
-    return Option.some<SessionInfo>({
-      path,
-      id: header.id,
-      cwd: typeof header.cwd === "string" ? header.cwd : "",
-      ...(name === undefined ? {} : { name }),
-      ...(typeof header.parentSession === "string" ? { parentSessionPath: header.parentSession } : {}),
-      created: new Date(Number.isNaN(created) ? mtimeMs : created),
-      modified: new Date(modified),
-      messageCount,
-      firstMessage: firstMessage ?? "(no messages)",
-      allMessagesText: texts.join(" ").slice(0, MAX_ALL_MESSAGES_TEXT)
-    })
+    return failed ? Option.none() : reader.result(path, mtimeMs)
   })
 
 /** The session files of a folder with their mtimes. */
@@ -246,3 +270,10 @@ export const findMostRecent = (dir: string): Effect.Effect<Option.Option<string>
     }
     return Option.none<string>()
   }).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+
+/**
+ * The sessions of the `TranscriptStore` in context (any backend): one location's (files: a
+ * folder) or all of them, newest first, each with its reference.
+ */
+export const listStore = (query: ListQuery = {}): Effect.Effect<Array<SessionSummary>, StoreFailure, TranscriptStore> =>
+  Effect.flatMap(TranscriptStore, (store) => store.list(query))

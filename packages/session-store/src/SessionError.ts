@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import { UnsupportedSessionRefError } from "./SessionRef.js"
 import {
   FileNotFoundError,
   FileSystemError,
@@ -12,6 +13,7 @@ import {
   LockUnusableError,
   NotRegularFileError
 } from "./StoreError.js"
+import { StaleCursorError } from "./TranscriptStore.js"
 
 /** An entry id that the session does not know (`branch`, `appendLabelChange`, `createBranchedSession`). */
 export class EntryNotFoundError extends Schema.TaggedError<EntryNotFoundError>()("EntryNotFoundError", {
@@ -106,7 +108,9 @@ export class AppendBatchError extends Schema.TaggedError<AppendBatchError>()("Ap
     LockTimeoutError,
     LockUnusableError,
     SessionFileConflictError,
-    ReadOnlySessionError
+    ReadOnlySessionError,
+    UnsupportedSessionRefError,
+    StaleCursorError
   )
 }) {
   /** The cause's message, then how many of the batch's entries were written before it stopped. */

@@ -21,13 +21,12 @@
 import type { AgentMessage, Entry, SessionContext as Context } from "@branchlog/session-core"
 import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as nodePath from "node:path"
-import { FileSnapshot } from "./FileSnapshot.js"
+import type { FileSnapshot } from "./FileSnapshot.js"
 import * as IdSource from "./IdSource.js"
 import * as Appends from "./internal/manager/appends.js"
 import * as Branching from "./internal/manager/branching.js"
-import * as Cache from "./internal/manager/cache.js"
 import type { Core, LoadReport as CoreLoadReport, ManagerOptions, Services } from "./internal/manager/core.js"
 import { makeCore } from "./internal/manager/core.js"
 import type { OpenError as LoadOpenError } from "./internal/manager/load.js"
@@ -38,8 +37,10 @@ import * as OversizedLine from "./OversizedLine.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import type { AppendBatchError } from "./SessionError.js"
 import { ContextEditRefusedError, EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
-import { TranscriptFile } from "./TranscriptFile.js"
-import { TranscriptLock } from "./TranscriptLock.js"
+import * as SessionRef from "./SessionRef.js"
+import type { TranscriptFile } from "./TranscriptFile.js"
+import type { TranscriptLock } from "./TranscriptLock.js"
+import { TranscriptStore } from "./TranscriptStore.js"
 
 /** What opening found: corrupt lines, a torn tail, migration, header recovery, backups, bytes read. */
 export type LoadReport = CoreLoadReport
@@ -61,10 +62,16 @@ export type WriteError = Persist.WriteError
  * Errors of opening a file (a writable open that migrates or recovers the file takes the lock; a
  * folder, a FIFO or a device given as the file: `NotRegularFileError`).
  */
-export type OpenError = LoadOpenError
+export type OpenError = LoadOpenError | SessionRef.InvalidSessionRefError
 
-/** The services the factories need. */
-export type Requirements = TranscriptFile | FileSnapshot | TranscriptLock
+/** The service the factories need: a store (`SessionStore.layerNode` gives the JSONL one over real files). */
+export type StoreRequirement = TranscriptStore
+
+/**
+ * What `SessionStore.layerNode` / `layerMemory` provide: the store and the file-level services
+ * under it (the factories need only the store, {@link StoreRequirement}).
+ */
+export type Requirements = TranscriptStore | TranscriptFile | FileSnapshot | TranscriptLock
 
 /** A session: reads are synchronous, writes are Effects. */
 export interface SessionManager {
@@ -74,8 +81,10 @@ export interface SessionManager {
   readonly getSessionDir: () => string
   /** The header's id. */
   readonly getSessionId: () => string
-  /** The session file, or `undefined` in memory. */
+  /** The session file, or `undefined` in memory (and for sessions of a store that is not files). */
   readonly getSessionFile: () => string | undefined
+  /** The session's reference, or `undefined` in memory. */
+  readonly getSessionRef: () => SessionRef.SessionRef | undefined
   /** `false` for in-memory sessions. */
   readonly isPersisted: () => boolean
   /** `true` when opened with `readOnly`. */
@@ -206,9 +215,7 @@ export interface SessionManager {
 
 const servicesOf = Effect.gen(function*() {
   return {
-    files: yield* TranscriptFile,
-    snapshots: yield* FileSnapshot,
-    locks: yield* TranscriptLock,
+    store: yield* TranscriptStore,
     ids: yield* IdSource.current
   } satisfies Services
 })
@@ -219,7 +226,8 @@ const make = (core: Core): SessionManager => {
     getCwd: () => core.cwd,
     getSessionDir: () => core.sessionDir,
     getSessionId: () => core.state.header?.id ?? "",
-    getSessionFile: () => core.file,
+    getSessionFile: () => SessionRef.pathOf(core.ref),
+    getSessionRef: () => core.ref,
     isPersisted: () => core.persist,
     isReadOnly: () => core.readOnly,
     getLeafId: () => core.state.leafId,
@@ -253,7 +261,7 @@ const make = (core: Core): SessionManager => {
     appendLabelChange: (targetId, label) => Appends.appendLabelChange(core, targetId, label),
     appendSessionInfo: (name) => Appends.appendSessionInfo(core, name),
     branch: (id) => Branching.moveLeaf(core, id, "branch"),
-    resetLeaf: () => Branching.moveLeaf(core, null, "resetLeaf") as Effect.Effect<void, WriteError>,
+    resetLeaf: () => Branching.resetLeaf(core),
     branchWithSummary: (fromId, summary, details, fromHook, usage) =>
       Branching.branchWithSummary(core, fromId, summary, details, fromHook, usage),
     createBranchedSession: (leafId) => Branching.createBranchedSession(core, leafId),
@@ -263,7 +271,7 @@ const make = (core: Core): SessionManager => {
     withWriteLock: (effect) => Persist.withWriteLock(core, effect),
     setIdentity: (identity) => Effect.sync(() => setIdentity(core, identity)),
     rewrite: (label = "backup") =>
-      core.persist && core.file !== undefined && !core.readOnly
+      core.persist && core.ref !== undefined && !core.readOnly
         ? Rewrites.rewriteFromState(core, label)
         : Effect.succeed([]),
     resetTranscript: () => resetTranscript(core)
@@ -282,16 +290,16 @@ const setIdentity = (core: Core, identity: { readonly sessionId: string; readonl
 const resetTranscript = (core: Core): Effect.Effect<string | undefined, WriteError | InvalidSessionFileError> =>
   Effect.gen(function*() {
     const header = core.state.header
-    if (!core.persist || core.file === undefined || core.readOnly || header === undefined) return undefined
-    const file = core.file
+    if (!core.persist || core.ref === undefined || core.readOnly || header === undefined) return undefined
+    const ref = core.ref
     const outcome = yield* Rewrites.resetFile(core)
     if (!outcome.reset) {
       return yield* new InvalidSessionFileError({
-        path: file,
+        path: SessionRef.format(ref),
         reason: "Refusing to reset session transcript: another writer added an assistant message since it was read"
       })
     }
-    startNew(core, [{ _tag: "Header", header }], file)
+    startNew(core, [{ _tag: "Header", header }], ref)
     return outcome.backup
   })
 
@@ -303,35 +311,49 @@ export const create = (
   cwd: string,
   sessionDir?: string,
   options: Options = {}
-): Effect.Effect<SessionManager, never, Requirements> =>
+): Effect.Effect<SessionManager, never, StoreRequirement> =>
   Effect.gen(function*() {
     const services = yield* servicesOf
-    const dir = services.files.resolve(yield* resolveDir(sessionDir, cwd))
-    const core = makeCore(services, options, { cwd, sessionDir: dir, file: undefined, persist: true })
+    const dir = services.store.resolveLocation(yield* resolveDir(sessionDir, cwd))
+    const core = makeCore(services, options, { cwd, sessionDir: dir, ref: undefined, persist: true })
     const header = yield* newHeader(core)
-    startNew(core, [{ _tag: "Header", header }], nodePath.join(dir, Branching.fileNameOf(header)))
+    startNew(core, [{ _tag: "Header", header }], services.store.refFor(dir, header))
     if (Persist.flushes(core)) yield* Effect.orDie(Persist.flush(core))
     return make(core)
   })
 
-/** Opens a session file (a missing or empty file starts a new session at that path). */
+/** A reference from its string form (a path is a JSONL file) or as it is. */
+const refOf = (session: string | SessionRef.SessionRef) =>
+  typeof session === "string" ?
+    Either.match(SessionRef.parse(session), {
+      onLeft: (error) => Effect.fail(error),
+      onRight: (ref) => Effect.succeed(ref)
+    }) :
+    Effect.succeed(session)
+
+/**
+ * Opens a session: a file path, a reference string (`sqlite:PATH#ID`, …) or a `SessionRef` (a
+ * missing or empty session starts a new session there).
+ */
 export const open = (
-  path: string,
+  session: string | SessionRef.SessionRef,
   sessionDir?: string,
   cwdOverride?: string,
   options: OpenOptions = {}
-): Effect.Effect<SessionManager, OpenError, Requirements> =>
+): Effect.Effect<SessionManager, OpenError, StoreRequirement> =>
   Effect.gen(function*() {
     const services = yield* servicesOf
-    const file = services.files.resolve(path)
+    const ref = yield* services.store.resolve(yield* refOf(session))
     const core = makeCore(services, options, {
       cwd: cwdOverride ?? process.cwd(),
-      sessionDir: sessionDir === undefined ? nodePath.dirname(file) : services.files.resolve(sessionDir),
-      file,
+      sessionDir: sessionDir === undefined
+        ? services.store.locationOf(ref)
+        : services.store.resolveLocation(sessionDir),
+      ref,
       persist: true,
       readOnly: options.readOnly ?? false
     })
-    yield* openInto(core, file, { readOnly: options.readOnly ?? false, useCache: options.cache ?? true })
+    yield* openInto(core, ref, { readOnly: options.readOnly ?? false, useCache: options.cache ?? true })
     if (cwdOverride === undefined && typeof core.state.header?.cwd === "string") core.cwd = core.state.header.cwd
     return make(core)
   })
@@ -341,10 +363,10 @@ export const continueRecent = (
   cwd: string,
   sessionDir?: string,
   options: Options = {}
-): Effect.Effect<SessionManager, OpenError, Requirements> =>
+): Effect.Effect<SessionManager, OpenError, StoreRequirement> =>
   Effect.gen(function*() {
     const dir = yield* resolveDir(sessionDir, cwd)
-    const recent = yield* SessionCatalog.findMostRecent(dir)
+    const recent = yield* (yield* TranscriptStore).mostRecent(dir)
     return Option.isSome(recent) ? yield* open(recent.value, dir, undefined, options) : yield* create(cwd, dir, options)
   })
 
@@ -352,9 +374,9 @@ export const continueRecent = (
 export const inMemory = (
   cwd: string = process.cwd(),
   options: Options = {}
-): Effect.Effect<SessionManager, never, Requirements> =>
+): Effect.Effect<SessionManager, never, StoreRequirement> =>
   Effect.gen(function*() {
-    const core = makeCore(yield* servicesOf, options, { cwd, sessionDir: "", file: undefined, persist: false })
+    const core = makeCore(yield* servicesOf, options, { cwd, sessionDir: "", ref: undefined, persist: false })
     startNew(core, [{ _tag: "Header", header: yield* newHeader(core) }], undefined)
     return make(core)
   })
@@ -365,32 +387,33 @@ export const inMemory = (
  * `targetCwd` `undefined` keeps the source's working folder (read from the same open).
  */
 export const forkFrom = (
-  sourcePath: string,
+  source: string | SessionRef.SessionRef,
   targetCwd: string | undefined,
   sessionDir?: string,
   options: Options = {}
-): Effect.Effect<SessionManager, OpenError | InvalidSessionFileError | WriteError, Requirements> =>
+): Effect.Effect<SessionManager, OpenError | InvalidSessionFileError | WriteError, StoreRequirement> =>
   Effect.gen(function*() {
     const services = yield* servicesOf
-    const source = yield* open(sourcePath, undefined, undefined, { readOnly: true, cache: false })
-    if (source.pendingCount() > 0 || source.wasRecoveredFromCorruptHeader()) {
+    const sourceName = typeof source === "string" ? source : SessionRef.format(source)
+    const sourceManager = yield* open(source, undefined, undefined, { readOnly: true, cache: false })
+    if (sourceManager.pendingCount() > 0 || sourceManager.wasRecoveredFromCorruptHeader()) {
       return yield* new InvalidSessionFileError({
-        path: sourcePath,
+        path: sourceName,
         reason: "Cannot fork: source session file is empty or invalid"
       })
     }
-    const cwd = targetCwd ?? source.getCwd()
-    const dir = services.files.resolve(yield* resolveDir(sessionDir, cwd))
-    const core = makeCore(services, options, { cwd, sessionDir: dir, file: undefined, persist: true })
-    const header = yield* newHeader(core, { parentSession: sourcePath })
-    const file = nodePath.join(dir, Branching.fileNameOf(header))
-    const rows = SessionState.rows(source.getState()).filter((row) =>
+    const cwd = targetCwd ?? sourceManager.getCwd()
+    const dir = services.store.resolveLocation(yield* resolveDir(sessionDir, cwd))
+    const core = makeCore(services, options, { cwd, sessionDir: dir, ref: undefined, persist: true })
+    const header = yield* newHeader(core, { parentSession: sourceName })
+    const ref = services.store.refFor(dir, header)
+    const rows = SessionState.rows(sourceManager.getState()).filter((row) =>
       row._tag === "Entry" || row._tag === "LeafControl" || row._tag === "Opaque"
     )
     const oversized = rows.find(OversizedLine.is)
     if (oversized !== undefined) {
       return yield* new InvalidSessionFileError({
-        path: sourcePath,
+        path: sourceName,
         reason: `Cannot fork: a line of ${oversized.byteLength} bytes is longer than the line ceiling`,
         line: oversized.line,
         offset: oversized.offset
@@ -398,16 +421,13 @@ export const forkFrom = (
     }
     // every row with its own bytes (opaque rows, and lines with white space or a CR around them)
     const text = [JSON.stringify(header), ...rows.map(Line.serialize)]
-    yield* services.locks.withLock(
-      file,
-      services.files.append(file, text, { durability: options.durability ?? "none" }),
-      options.lock
+    yield* services.store.exclusive(
+      ref,
+      (held) => held.create(text, { durability: options.durability ?? "none" }),
+      options.lock === undefined ? {} : { lock: options.lock }
     )
-    return yield* open(file, dir, cwd, options)
+    return yield* open(ref, dir, cwd, options)
   })
-
-/** Changes the bounds of the in-process cache of loaded transcripts (entries, total bytes). */
-export const configureCache = (limits: Partial<Cache.CacheLimits>): void => Cache.configure(limits)
 
 /** `Entry <id> not found`. */
 export { EntryNotFoundError }

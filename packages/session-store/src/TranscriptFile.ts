@@ -160,6 +160,8 @@ export interface TranscriptFileShape {
    * existing backup holding the same bytes is returned instead of a second copy).
    */
   readonly backup: (path: string, options?: BackupOptions) => Effect.Effect<string, FileNotFoundError | FileSystemError>
+  /** Removes a file (a missing file is no error); the caller holds the transcript lock. */
+  readonly remove: (path: string) => Effect.Effect<void, FileSystemError>
   /** The names in a folder with their kind, mtime and size (a missing folder is empty). */
   readonly list: (dir: string) => Effect.Effect<ReadonlyArray<DirectoryEntry>, FileSystemError>
   /** The absolute form of a path, as this backend resolves it. */
@@ -344,6 +346,7 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
     replace,
     rewrite,
     backup,
+    remove: (path) => backend.remove(backend.resolve(path)),
     list: (dir) => backend.listDirectory(backend.resolve(dir)),
     resolve: (path) => backend.resolve(path),
     canonical: (path) => backend.canonical(backend.resolve(path)),

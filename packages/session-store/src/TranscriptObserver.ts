@@ -12,6 +12,9 @@ import type * as Effect from "effect/Effect"
 
 /** What was appended, and where. */
 export interface AppendEvent {
+  /** The session's reference string (`SessionRef.format`): a JSONL file's path, `sqlite:PATH#ID`, …. */
+  readonly sessionRef: string
+  /** The JSONL file's path (for other stores, the same as `sessionRef`). */
   readonly sessionFile: string
   readonly sessionId: string
   readonly entry: Entry.Entry

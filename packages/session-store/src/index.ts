@@ -1,5 +1,6 @@
 /**
- * `@branchlog/session-store`: Effect persistence for session transcripts. The file-level services
+ * `@branchlog/session-store`: Effect persistence for session transcripts. The storage interface
+ * (`TranscriptStore`, with the `JsonlStore` and `MemoryStore` backends and `SessionRef`), the file-level services
  * (`TranscriptFile`, `FileSnapshot`, `TranscriptLock`), the public facade `SessionManager`, the
  * listing `SessionCatalog`, `prepareForRun`, and their errors and layers.
  *
@@ -47,3 +48,15 @@ export * as PrepareForRun from "./PrepareForRun.js"
 
 /** The Node and memory layers of every file-level service. */
 export * as SessionStore from "./SessionStore.js"
+
+/** The one storage interface under SessionManager: sessions and rows, an opaque cursor, exclusive holds. */
+export * as TranscriptStore from "./TranscriptStore.js"
+
+/** The JSONL file backend of the storage interface. */
+export * as JsonlStore from "./JsonlStore.js"
+
+/** The in-memory row backend of the storage interface. */
+export * as MemoryStore from "./MemoryStore.js"
+
+/** The address of a session, with a string form (a path, `sqlite:PATH#ID`, `postgres://…#ID`, `memory:LOC#ID`). */
+export * as SessionRef from "./SessionRef.js"

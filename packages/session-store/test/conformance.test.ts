@@ -1,12 +1,14 @@
 /**
- * The store conformance suite against the JSONL backend (real temporary folders) and the memory
- * stand-in (one in-memory volume). `pnpm conformance` counts this file's results per backend.
+ * The store conformance suite against the JSONL backend (real temporary folders), the JSONL backend
+ * over one in-memory volume (`memory`), and the in-memory row backend `MemoryStore` (`rows`: no
+ * filesystem at all). `pnpm conformance` counts this file's results per backend.
  */
 import { Conformance } from "@branchlog/session-store/testing"
 import { expect, test } from "vitest"
 
 Conformance.suite(Conformance.jsonl())
 Conformance.suite(Conformance.memory())
+Conformance.suite(Conformance.rows())
 
 // outside the backends' blocks (not counted by `pnpm conformance`): the suite keeps its size
 test("the suite holds at least 64 cases, each named once", () => {

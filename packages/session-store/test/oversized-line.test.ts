@@ -14,6 +14,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import * as FileSnapshot from "../src/FileSnapshot.js"
+import * as JsonlStore from "../src/JsonlStore.js"
 import * as OversizedLine from "../src/OversizedLine.js"
 import * as SessionCatalog from "../src/SessionCatalog.js"
 import * as SessionManager from "../src/SessionManager.js"
@@ -26,11 +27,14 @@ afterAll(cleanupTempRoots)
 
 const CEILING = 1024
 
-const layer = Layer.mergeAll(
-  TranscriptFile.layerWith({ maxLineBytes: CEILING }),
-  FileSnapshot.layer,
-  TranscriptLock.layer
-) as Layer.Layer<SessionManager.Requirements>
+const layer: Layer.Layer<SessionManager.Requirements> = Layer.provideMerge(
+  JsonlStore.layer(),
+  Layer.mergeAll(
+    TranscriptFile.layerWith({ maxLineBytes: CEILING }),
+    FileSnapshot.layer,
+    TranscriptLock.layer
+  )
+)
 
 const message = (id: string, parentId: string | null, role: "user" | "assistant", text: string) =>
   JSON.stringify({

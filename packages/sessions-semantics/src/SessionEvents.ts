@@ -79,9 +79,14 @@ export const TranscriptTarget = Schema.Struct({
 /** Who a transcript update is about. */
 export type TranscriptTarget = typeof TranscriptTarget.Type
 
-/** A normalised transcript update: an entry was written to `sessionFile`. */
+/**
+ * A normalised transcript update: an entry was written to `sessionFile`; `sessionRef` is the
+ * session's reference string (session-store's `SessionRef.format`: a JSONL file's path, or
+ * `sqlite:PATH#ID`, …) when the writer gave it.
+ */
 export const TranscriptUpdate = Schema.Struct({
   sessionFile: Schema.String,
+  sessionRef: Schema.optionalWith(Schema.String, { exact: true }),
   entryId: Schema.String,
   sessionKey: Schema.optionalWith(Schema.String, { exact: true }),
   agentId: Schema.optionalWith(Schema.String, { exact: true }),
@@ -97,6 +102,8 @@ export type TranscriptUpdate = typeof TranscriptUpdate.Type
 /** What a writer passes to `publishTranscript`; loose on purpose, normalised before delivery. */
 export interface TranscriptUpdateInput {
   readonly sessionFile?: string | null | undefined
+  /** The session's reference string; stands in for `sessionFile` when that is absent. */
+  readonly sessionRef?: string | null | undefined
   readonly entryId?: string | null | undefined
   readonly sessionKey?: string | null | undefined
   readonly agentId?: string | null | undefined
@@ -131,10 +138,11 @@ const positiveSafeInteger = (u: unknown): number | undefined =>
  * Normalises a transcript update as spec §14 says: strings are trimmed and blanks dropped;
  * `messageSeq` is kept only if it is a positive safe integer; `target` is set only when agent id,
  * session id and session key all resolve (the agent id may come from the key); an update without
- * `sessionFile` or `entryId` gives `None`.
+ * `sessionFile` (or `sessionRef`) or `entryId` gives `None`.
  */
 export const normalizeTranscript = (input: TranscriptUpdateInput): Option.Option<TranscriptUpdate> => {
-  const sessionFile = text(input.sessionFile)
+  const sessionRef = text(input.sessionRef)
+  const sessionFile = text(input.sessionFile) ?? sessionRef
   const entryId = text(input.entryId)
   if (sessionFile === undefined || entryId === undefined) return Option.none()
   const given = input.target ?? undefined
@@ -154,6 +162,7 @@ export const normalizeTranscript = (input: TranscriptUpdateInput): Option.Option
   const messageSeq = positiveSafeInteger(input.messageSeq)
   return Option.some({
     sessionFile,
+    ...(sessionRef === undefined ? {} : { sessionRef }),
     entryId,
     ...(sessionKey === undefined ? {} : { sessionKey }),
     ...(agentId === undefined ? {} : { agentId }),

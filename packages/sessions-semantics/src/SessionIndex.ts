@@ -33,6 +33,8 @@ import * as SessionKind from "./SessionKind.js"
 export const SessionRecord = Schema.Struct({
   sessionId: Schema.NonEmptyTrimmedString,
   sessionFile: Schema.NonEmptyTrimmedString,
+  /** The session's reference string when it is not (only) a JSONL file: `sqlite:PATH#ID`, `postgres://…#ID`. */
+  sessionRef: Schema.optionalWith(Schema.NonEmptyTrimmedString, { exact: true }),
   agentId: AgentId.AgentId,
   kind: SessionKind.SessionKind,
   chatType: SessionKind.ChatType,
@@ -55,6 +57,8 @@ export type SessionRecord = typeof SessionRecord.Type
 export interface SessionPatch {
   readonly sessionId?: string | undefined
   readonly sessionFile?: string | null | undefined
+  /** The session's reference string (session-store's `SessionRef.format`); `null` deletes it. */
+  readonly sessionRef?: string | null | undefined
   readonly chatType?: SessionKind.ChatType | null | undefined
   readonly displayName?: string | null | undefined
   readonly label?: string | null | undefined

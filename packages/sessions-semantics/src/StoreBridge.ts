@@ -1,10 +1,10 @@
 /**
  * The bridge from session-store to `SessionEvents`: a `TranscriptObserver` (the store's optional
  * hook, called once per entry after each verified append) that publishes one transcript update per
- * entry: `{sessionFile, sessionId, entryId: entry.id, messageSeq?, message?}`.
+ * entry: `{sessionFile, sessionRef, sessionId, entryId: entry.id, messageSeq?, message?}`.
  *
- * `messageSeq` counts the `message` entries of each file as this observer sees them (1, 2, 3, …,
- * strictly increasing per file); other entries carry none. The count starts when the observer is
+ * `messageSeq` counts the `message` entries of each session (by its reference) as this observer
+ * sees them (1, 2, 3, …, strictly increasing per session); other entries carry none. The count starts when the observer is
  * built: messages already in a file, or appended by other processes, are not counted.
  *
  * @since 0.1.0
@@ -22,15 +22,16 @@ export const makeObserver: Effect.Effect<
 > = Effect.map(SessionEvents.SessionEvents, (events) => {
   const seqs = new Map<string, number>()
   return {
-    onAppend: ({ entry, sessionFile, sessionId }) =>
+    onAppend: ({ entry, sessionFile, sessionId, sessionRef }) =>
       Effect.suspend(() => {
         if (entry.type !== "message") {
-          return events.publishTranscript({ sessionFile, sessionId, entryId: entry.id })
+          return events.publishTranscript({ sessionFile, sessionRef, sessionId, entryId: entry.id })
         }
-        const messageSeq = (seqs.get(sessionFile) ?? 0) + 1
-        seqs.set(sessionFile, messageSeq)
+        const messageSeq = (seqs.get(sessionRef) ?? 0) + 1
+        seqs.set(sessionRef, messageSeq)
         return events.publishTranscript({
           sessionFile,
+          sessionRef,
           sessionId,
           entryId: entry.id,
           messageSeq,

@@ -20,6 +20,10 @@ describe("transcript update normalising", () => {
 
   it("drops updates without a session file or an entry id", () => {
     expect(normalizeTranscript({ entryId: "e1" })).toEqual(Option.none())
+    // a session of another store: its reference stands in for the file
+    expect(normalizeTranscript({ sessionRef: " sqlite:/db#s1 ", entryId: "e1" })).toEqual(
+      Option.some({ sessionFile: "sqlite:/db#s1", sessionRef: "sqlite:/db#s1", entryId: "e1" })
+    )
     expect(normalizeTranscript({ sessionFile: "   ", entryId: "e1" })).toEqual(Option.none())
     expect(normalizeTranscript({ sessionFile: "/s/a.jsonl" })).toEqual(Option.none())
     expect(normalizeTranscript({ sessionFile: "/s/a.jsonl", entryId: null })).toEqual(Option.none())

@@ -41,6 +41,8 @@ describe("StoreBridge", () => {
       expect(seen.map((u) => u.entryId)).toEqual(ids)
       const fileA = a.getSessionFile()!
       const fileB = b.getSessionFile()!
+      // every update carries the session's reference (for a JSONL session: its path)
+      expect(seen.map((u) => u.sessionRef)).toEqual([fileA, fileA, fileB, fileA, fileA, fileA])
       expect(seen.map((u) => [u.sessionFile, u.sessionId, u.messageSeq])).toEqual([
         [fileA, a.getSessionId(), 1],
         [fileA, a.getSessionId(), undefined],

@@ -15,7 +15,9 @@ import { openReadOnly } from "../internal/session.js"
 import { contentText, messageLine } from "../internal/summary.js"
 import * as TreeText from "../internal/treeText.js"
 
-const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("a session file (.jsonl)"))
+const file = Args.text({ name: "FILE" }).pipe(
+  Args.withDescription("a session file (.jsonl) or reference (sqlite:PATH#ID, postgres://…#ID)")
+)
 const json = Options.boolean("json").pipe(Options.withDescription("print JSON (the shapes are stable, for scripts)"))
 const leaf = Options.text("leaf").pipe(
   Options.withDescription("the entry to read at (default: the session's current leaf)"),

@@ -14,7 +14,9 @@ import * as Output from "../internal/output.js"
 import { openWritable, requireEntry, requireFile } from "../internal/session.js"
 import { Stdin } from "../Stdin.js"
 
-const file = Args.text({ name: "FILE" }).pipe(Args.withDescription("a session file (.jsonl)"))
+const file = Args.text({ name: "FILE" }).pipe(
+  Args.withDescription("a session file (.jsonl) or reference (sqlite:PATH#ID, postgres://…#ID)")
+)
 const id = Args.text({ name: "ID" }).pipe(Args.withDescription("an entry id"))
 
 /** `branchlog branch FILE ID [--summary TEXT]`: move the leaf (persisted as a leaf-control row). */

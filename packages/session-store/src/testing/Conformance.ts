@@ -49,6 +49,11 @@ export {
   memory
 } from "./conformance/fileBackends.js"
 
+export {
+  /** The in-memory row backend (`MemoryStore`): no filesystem, rows in plain state. */
+  rows
+} from "./conformance/rowBackend.js"
+
 const inVitest = typeof (globalThis as { __vitest_worker__?: unknown }).__vitest_worker__ === "object"
 
 const runner = inVitest ? await import("./conformance/register.js") : undefined

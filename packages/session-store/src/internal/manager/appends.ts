@@ -7,7 +7,7 @@ import { SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import { AppendBatchError, ContextEditRefusedError, EntryNotFoundError } from "../../SessionError.js"
 import type { Core } from "./core.js"
-import { isoTime, mintId } from "./core.js"
+import { isoTime, mintId, pathField } from "./core.js"
 import type { WriteError } from "./persist.js"
 import { commit, withWriteLock } from "./persist.js"
 
@@ -77,7 +77,7 @@ export const appendMessages = (
         for (const p of core.pending) if (p.row._tag === "Entry") pending.add(p.row.entry.id)
         const waiting = ids.filter((id) => pending.has(id)).length
         return new AppendBatchError({
-          ...(core.file === undefined ? {} : { path: core.file }),
+          ...pathField(core),
           written: ids.length - waiting,
           pending: waiting,
           total: messages.length,
@@ -169,7 +169,7 @@ export const appendContextEdit = (
   targetId: string,
   replacement: ContextEditReplacement
 ): Effect.Effect<string, WriteError | EntryNotFoundError | ContextEditRefusedError> => {
-  const path = core.file === undefined ? {} : { path: core.file }
+  const path = pathField(core)
   const refuse = (reason: ContextEditRefusedError["reason"]) =>
     Effect.fail(new ContextEditRefusedError({ targetId, reason, ...path }))
   if (!isReplacement(replacement)) return refuse("invalid replacement")
@@ -225,4 +225,4 @@ export const appendLabelChange = (
 ): Effect.Effect<string, WriteError | EntryNotFoundError> =>
   core.state.byId.has(targetId) || SessionState.hasId(core.state, targetId)
     ? appendEntry(core, (b) => ({ type: "label", ...b, targetId, label }) as Entry.Entry, "appendLabelChange")
-    : Effect.fail(new EntryNotFoundError({ id: targetId, ...(core.file === undefined ? {} : { path: core.file }) }))
+    : Effect.fail(new EntryNotFoundError({ id: targetId, ...pathField(core) }))

@@ -6,22 +6,17 @@
 import type { Entry } from "@branchlog/session-core"
 import { SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
-import * as nodePath from "node:path"
 import { EntryNotFoundError } from "../../SessionError.js"
+import * as SessionRef from "../../SessionRef.js"
 import type { Core, OwnRow } from "./core.js"
-import { isAssistant, isoTime, mintId } from "./core.js"
+import { isAssistant, isoTime, mintId, pathField, stored } from "./core.js"
 import { newHeader, startNew } from "./load.js"
 import type { WriteError } from "./persist.js"
 import { commit, flush, flushes } from "./persist.js"
 
-/** The file name of a session: `<timestamp with : and . → ->_<sessionId>.jsonl`. */
-export const fileNameOf = (header: Entry.SessionHeader): string =>
-  `${(header.timestamp ?? new Date(0).toISOString()).replace(/[:.]/g, "-")}_${header.id}.jsonl`
+const notFound = (core: Core, id: string) => new EntryNotFoundError({ id, ...pathField(core) })
 
-const notFound = (core: Core, id: string) =>
-  new EntryNotFoundError({ id, ...(core.file === undefined ? {} : { path: core.file }) })
-
-const writesControls = (core: Core): boolean => core.persist && core.file !== undefined
+const writesControls = (core: Core): boolean => stored(core)
 
 /** A leaf control to `targetId`, unless the leaf is already there. */
 const controlTo = (core: Core, targetId: string | null, now: number, taken: Set<string>): Array<OwnRow> => {
@@ -52,6 +47,16 @@ export const moveLeaf = (
       return Effect.void
     }
     return Effect.asVoid(commit(core, (now) => controlTo(core, id, now, new Set()), { operation }))
+  })
+
+/** `resetLeaf`: the leaf before the first entry (the next append is a new root); persisted as a leaf control. */
+export const resetLeaf = (core: Core): Effect.Effect<void, WriteError> =>
+  Effect.suspend((): Effect.Effect<void, WriteError> => {
+    if (!writesControls(core)) {
+      SessionState.navigate(core.state, null)
+      return Effect.void
+    }
+    return Effect.asVoid(commit(core, (now) => controlTo(core, null, now, new Set()), { operation: "resetLeaf" }))
   })
 
 /**
@@ -106,8 +111,8 @@ export const createBranchedSession = (
   Effect.gen(function*() {
     const path = Tree.getBranch(core.state, leafId)
     if (path.length === 0) return yield* notFound(core, leafId)
-    const previousFile = core.persist ? core.file : undefined
-    const header = yield* newHeader(core, { parentSession: previousFile })
+    const parentSession = core.persist && core.ref !== undefined ? SessionRef.format(core.ref) : undefined
+    const header = yield* newHeader(core, { parentSession })
     const rows: Array<OwnRow> = [{ _tag: "Header", header }]
     const taken = new Set<string>()
     let previous: string | null = null
@@ -143,11 +148,11 @@ export const createBranchedSession = (
       })
       previous = id
     }
-    const file = core.persist ? nodePath.join(core.sessionDir, fileNameOf(header)) : undefined
-    startNew(core, rows, file)
+    const ref = core.persist ? core.services.store.refFor(core.sessionDir, header) : undefined
+    startNew(core, rows, ref)
     core.hasAssistant = kept.some(isAssistant)
     if (flushes(core)) yield* flush(core)
-    return file
+    return ref === undefined ? undefined : SessionRef.format(ref)
   })
 
 const mintIn = (ids: Core["services"]["ids"], state: SessionState.SessionState, taken: ReadonlySet<string>): string => {
@@ -165,8 +170,8 @@ export const newSession = (
 ): Effect.Effect<string | undefined, WriteError> =>
   Effect.gen(function*() {
     const header = yield* newHeader(core, options)
-    const file = core.persist ? nodePath.join(core.sessionDir, fileNameOf(header)) : undefined
-    startNew(core, [{ _tag: "Header", header }], file)
+    const ref = core.persist ? core.services.store.refFor(core.sessionDir, header) : undefined
+    startNew(core, [{ _tag: "Header", header }], ref)
     if (flushes(core)) yield* flush(core)
-    return file
+    return ref === undefined ? undefined : SessionRef.format(ref)
   })

@@ -1,392 +1,151 @@
 /**
- * The write protocol. Every persisted write: take the transcript lock → compare the file with
- * the snapshot this manager last saw → fold foreign appends read from the old end (they do not
- * move this manager's leaf), or re-read the whole file after a foreign rewrite → build the rows
- * (ids unique against everything now known, timestamps from `Clock`) → one append of whole lines
- * → take the new snapshot → release → tell the `TranscriptObserver`, if one is provided.
- * Inside this manager's own `withWriteLock`, a write that follows its own last write under the
- * same lock skips the comparison, and the snapshot is taken once when the lock is let go; such a
- * write goes through one file descriptor held open (O_APPEND) until the lock is let go, as ONE
- * write with no read-back of the last byte (this manager's last write left it a `\n`).
+ * The write protocol. Every stored write: hold the session (`locking.ts`) → catch up with what
+ * others wrote since this manager's cursor (`sync.ts`; foreign appends do not move this manager's
+ * leaf) → build the rows (ids unique against everything now known, timestamps from `Clock`) → one
+ * write of the pending rows and the new ones → let go → tell the `TranscriptObserver`
+ * (`notify.ts`). Inside this manager's `withWriteLock`, a write that follows its own last write
+ * (the hold vouches for the cursor) goes straight to the store, with no check.
  */
-import { SessionState } from "@branchlog/session-core"
-import type { Entry } from "@branchlog/session-core"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as Scope from "effect/Scope"
-import * as OversizedLine from "../../OversizedLine.js"
-import { ReadOnlySessionError, SessionFileConflictError } from "../../SessionError.js"
-import type { FileNotFoundError, LockTimeoutError, LockUnusableError, NotRegularFileError } from "../../StoreError.js"
-import { FileSystemError } from "../../StoreError.js"
+import { ReadOnlySessionError } from "../../SessionError.js"
+import type { SessionFileConflictError } from "../../SessionError.js"
 import { TranscriptObserver } from "../../TranscriptObserver.js"
-import type { TranscriptObserverShape } from "../../TranscriptObserver.js"
+import type { Appended, Held, StaleCursorError, StoreFailure } from "../../TranscriptStore.js"
 import type { Core, OwnRow } from "./core.js"
-import { applyLine, textOf } from "./core.js"
-import { applyOwn, contentOf, rebuild } from "./load.js"
+import { applyOwn, pathField, stored, textOf } from "./core.js"
+import { locked, withWriteLock as holdSession } from "./locking.js"
+import { entriesOf, notify, notifyTo } from "./notify.js"
+import { sync } from "./sync.js"
 
 /** Errors of a write. */
-export type WriteError =
-  | FileSystemError
-  | FileNotFoundError
-  | NotRegularFileError
-  | LockTimeoutError
-  | LockUnusableError
-  | SessionFileConflictError
-  | ReadOnlySessionError
+export type WriteError = StoreFailure | StaleCursorError | SessionFileConflictError | ReadOnlySessionError
 
-/** Which manager wrote a file last in this process (by the file a path names: a link and its target are one). */
-const lastWriter = new Map<string, symbol>()
-
-/** Records this manager as the last writer of its file (`false`: forgets whoever it was). */
-export const markLastWriter = (core: Core, wrote = true): void => {
-  if (wrote) lastWriter.set(keyOf(core), core.token)
-  else lastWriter.delete(keyOf(core))
-}
-
-/** The canonical key of the record's file (remembered per path). */
-const keyOf = (core: Core): string => {
-  const file = core.file!
-  if (core.canonical?.file !== file) core.canonical = { file, key: core.services.files.canonical(file) }
-  return core.canonical.key
-}
-
-/** `true` when this manager writes rows as they come (persisted, and an assistant exists or eager). */
+/** `true` when this manager writes rows as they come (stored, and an assistant exists or eager). */
 export const flushes = (core: Core, assistant = false): boolean =>
-  core.persist && core.file !== undefined && (core.options.eagerFlush === true || core.hasAssistant || assistant)
+  stored(core) && (core.options.eagerFlush === true || core.hasAssistant || assistant)
 
-/** Closes the appender held inside `withWriteLock`, if any; the next write checks the file's last byte again. */
-export const dropAppender = (core: Core): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    const appender = core.appender
-    core.appender = undefined
-    core.tailTrusted = false
-    return appender === undefined ? Effect.void : appender.handle.close
-  })
+const writeOptions = (core: Core) => ({ durability: core.options.durability ?? "none" }) as const
 
-const captureSnapshot = (core: Core) =>
-  Effect.gen(function*() {
-    const snapshot = yield* core.services.snapshots.capture(core.file!, { upTo: core.knownEnd })
-    core.snapshot = Option.getOrUndefined(snapshot)
-    core.snapshotStale = false
-  })
-
-/** Folds rows another writer appended from `from` on; restores this manager's leaf afterwards. */
-const foldTail = (core: Core, from: number) =>
-  Effect.gen(function*() {
-    const saved = core.state.leafId
-    const tail = yield* core.services.files.readFrom(core.file!, from, { firstLine: core.lineCount + 1 })
-    for (const l of tail.lines) applyLine(core, OversizedLine.parse(l, core.file!, core.services.files))
-    core.lineCount += tail.lines.length
-    core.knownEnd = tail.endOffset
-    if (core.state.leafId !== saved) SessionState.navigate(core.state, saved)
-    yield* captureSnapshot(core)
-  })
-
-/** Writes the whole state to a file that vanished, then re-reads it. */
-const restoreMissing = (core: Core) =>
-  Effect.gen(function*() {
-    const rows = SessionState.rows(core.state)
-    yield* core.services.files.rewrite(core.file!, contentOf(rows))
-    core.pending = []
-    core.onDisk = true
-    yield* rebuild(core)
-  })
-
-/** Brings the state up to date with the file, under the lock whose token is `token`. */
-export const sync = (core: Core, token: string) =>
-  Effect.gen(function*() {
-    yield* dropAppender(core)
-    const file = core.file!
-    const { snapshots } = core.services
-    if (!core.onDisk) {
-      const existing = yield* snapshots.capture(file)
-      if (Option.isSome(existing) && existing.value.size > 0) {
-        return yield* new SessionFileConflictError({ path: file, size: existing.value.size })
-      }
-      return
-    }
-    if (
-      core.lockDepth > 0 && core.syncedToken === token && lastWriter.get(keyOf(core)) === core.token &&
-      core.snapshot !== undefined
-    ) {
-      return
-    }
-    if (core.snapshotStale) yield* captureSnapshot(core)
-    if (core.snapshot === undefined) {
-      yield* rebuild(core)
-    } else {
-      const change = yield* snapshots.classify(file, core.snapshot)
-      switch (change._tag) {
-        case "Unchanged":
-          break
-        case "Appended":
-          if (core.pending.length > 0) yield* rebuild(core)
-          else yield* foldTail(core, change.fromOffset)
-          break
-        case "Replaced":
-          yield* rebuild(core)
-          break
-        case "Missing":
-          yield* restoreMissing(core)
-          break
-      }
-    }
-    core.syncedToken = token
-  })
-
-const notifyTo = (observer: TranscriptObserverShape, core: Core, entries: ReadonlyArray<Entry.Entry>) => {
-  if (entries.length === 0) return Effect.void
-  const sessionFile = core.file!
-  const sessionId = core.state.header?.id ?? ""
-  return Effect.forEach(entries, (entry) =>
-    observer.onAppend({ sessionFile, sessionId, entry }).pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("TranscriptObserver.onAppend failed", cause))
-    ), { discard: true })
-}
-
-const notify = (core: Core, entries: ReadonlyArray<Entry.Entry>) =>
-  entries.length === 0 ? Effect.void : Effect.flatMap(
-    Effect.serviceOption(TranscriptObserver),
-    (observer) => Option.isNone(observer) ? Effect.void : notifyTo(observer.value, core, entries)
-  )
-
-/** Appends the pending rows and `rows` in one write; applies `rows` at their real offsets. */
+/** Writes the pending rows and `rows` in one write through `held`; applies `rows` where they landed. */
 const writeOut = (
   core: Core,
+  held: Held,
   rows: ReadonlyArray<OwnRow>
-): Effect.Effect<void, FileSystemError | FileNotFoundError | NotRegularFileError> =>
+): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> =>
   Effect.suspend(() => {
-    const file = core.file!
     const own = rows.map(textOf)
-    const texts = core.pending.length === 0 ? own : [...core.pending.map((p) => p.text), ...own]
-    if (texts.length === 0) return Effect.void
-    return Effect.flatMap(
-      Effect.onError(
-        core.services.files.append(file, texts, { durability: core.options.durability ?? "none" }),
-        () => dropAppender(core)
-      ),
-      (result) => {
-        let offset = result.offset
-        let line = core.lineCount + 1
-        for (const p of core.pending) {
-          offset += Buffer.byteLength(p.text) + 1
-          line += 1
-        }
-        for (let i = 0; i < rows.length; i++) {
-          applyOwn(core, rows[i]!, line++, offset)
-          offset += Buffer.byteLength(own[i]!) + 1
-        }
-        const flushed = core.pending.length === 0 ? rows : [...core.pending.map((p) => p.row), ...rows]
-        core.pending = []
-        core.onDisk = true
-        core.lineCount = line - 1
-        core.knownEnd = result.size
-        lastWriter.set(keyOf(core), core.token)
-        // the file now ends with our `\n` at `knownEnd`: later writes under the held lock need no read-back
-        core.tailTrusted = core.lockDepth > 0
-        const entries = flushed.flatMap((row) => row._tag === "Entry" ? [row.entry] : [])
-        if (core.lockDepth > 0) {
-          core.snapshotStale = true
-          return notify(core, entries)
-        }
-        return Effect.zipRight(captureSnapshot(core), notify(core, entries))
-      }
-    )
+    const pendingCount = core.pending.length
+    const texts = pendingCount === 0 ? own : [...core.pending.map((p) => p.text), ...own]
+    if (texts.length === 0) return Effect.succeed<ReadonlyArray<OwnRow>>([])
+    const write: Effect.Effect<Appended, WriteError> = core.onDisk && core.cursor !== undefined
+      ? held.append(core.cursor, texts, writeOptions(core))
+      : held.create(texts, writeOptions(core))
+    return Effect.uninterruptible(Effect.map(write, (result) => {
+      for (let i = 0; i < rows.length; i++) applyOwn(core, rows[i]!, result.positions[pendingCount + i]!)
+      const flushed = pendingCount === 0 ? rows : [...core.pending.map((p) => p.row), ...rows]
+      core.pending = []
+      core.onDisk = true
+      core.cursor = result.cursor
+      core.end = result.end
+      return flushed
+    }))
   })
 
-/** Opens the appender for the file (on the first held write that needs it inside `withWriteLock`). */
-const openAppender = (core: Core, file: string): Effect.Effect<void, FileSystemError | FileNotFoundError> =>
-  Effect.flatMap(
-    Effect.zipRight(
-      Effect.suspend(() => {
-        const appender = core.appender
-        core.appender = undefined
-        return appender === undefined ? Effect.void : appender.handle.close
-      }),
-      core.services.files.openAppend(file, { durability: core.options.durability ?? "none" })
-    ),
-    (handle) =>
-      Effect.sync(() => {
-        core.appender = { path: file, handle }
-      })
-  )
+/** Catches up and writes, under `held`. */
+const syncAndWrite = (core: Core, held: Held, build: (now: number) => ReadonlyArray<OwnRow>) =>
+  Effect.gen(function*() {
+    yield* sync(core, held)
+    const rows = build(yield* Clock.currentTimeMillis)
+    const flushed = yield* writeOut(core, held, rows)
+    return { rows, flushed }
+  })
 
 /**
- * The held-lock fast path: this manager wrote last under the lock it still holds, so the file
- * ends with its `\n` at `knownEnd`. In one synchronous step: build the rows (time from the
- * fiber's `Clock`), encode them once, write them in ONE write through the held appender, apply
- * them at their offsets (so no interruption can fall between the write and its record). A failed
- * write leaves the state as it was and sends the next write through the checked path.
+ * The held fast path: the hold wrote the cursor last. In one step: build the rows (time from the
+ * fiber's `Clock`), encode them once, write them, apply them where they landed (no interruption
+ * between the write and its record).
  */
-const appendHeld = (
-  core: Core,
-  build: (now: number) => ReadonlyArray<OwnRow>,
-  fiber: Pick<Fiber.RuntimeFiber<unknown, unknown>, "currentContext" | "currentDefaultServices">
-): Effect.Effect<ReadonlyArray<OwnRow>, FileSystemError | FileNotFoundError> => {
-  const file = core.file!
-  const appender = core.appender
-  if (appender === undefined || appender.path !== file) {
-    return Effect.zipRight(
-      openAppender(core, file),
-      Effect.withFiberRuntime<ReadonlyArray<OwnRow>, FileSystemError | FileNotFoundError>((fiber) =>
-        appendHeld(core, build, fiber)
-      )
+const appendVouched = (core: Core, held: Held, build: (now: number) => ReadonlyArray<OwnRow>) =>
+  Effect.withFiberRuntime<ReadonlyArray<OwnRow>, WriteError>((fiber) => {
+    const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+    if (rows.length === 0) return Effect.succeed(rows)
+    const observer = Context.getOption(fiber.currentContext, TranscriptObserver)
+    const write = Effect.flatMap(
+      writeOut(core, held, rows),
+      () =>
+        Option.isNone(observer)
+          ? Effect.succeed(rows)
+          : Effect.as(notifyTo(observer.value, core, entriesOf(rows)), rows)
     )
-  }
-  const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
-  if (rows.length === 0) return Effect.succeed(rows)
-  const texts = rows.map(textOf)
-  let written: number
-  try {
-    written = appender.handle.unsafeAppend(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n")
-  } catch (error) {
-    return Effect.zipRight(
-      dropAppender(core),
-      error instanceof FileSystemError ? Effect.fail(error) : Effect.die(error)
-    )
-  }
-  let offset = core.knownEnd
-  let line = core.lineCount + 1
-  for (let i = 0; i < rows.length; i++) {
-    applyOwn(core, rows[i]!, line++, offset)
-    offset += rows.length === 1 ? written : Buffer.byteLength(texts[i]!) + 1
-  }
-  core.lineCount = line - 1
-  core.knownEnd = offset
-  core.snapshotStale = true
-  const observer = Context.getOption(fiber.currentContext, TranscriptObserver)
-  if (Option.isNone(observer)) return Effect.succeed(rows)
-  const entries: Array<Entry.Entry> = []
-  for (const row of rows) if (row._tag === "Entry") entries.push(row.entry)
-  return Effect.as(notifyTo(observer.value, core, entries), rows)
-}
+    return write
+  })
 
 /**
- * Runs `f` holding the transcript lock, with the lock's token. Inside this manager's own
- * `withWriteLock` the held lock is used as it is (no re-entrant acquire per write).
- */
-export const locked = <A, E>(core: Core, f: (token: string) => Effect.Effect<A, E>) =>
-  core.lockDepth > 0 && core.heldToken !== undefined
-    ? f(core.heldToken)
-    : Effect.scoped(
-      Effect.flatMap(core.services.locks.acquire(core.file!, core.options.lock), (handle) => f(handle.token))
-    )
-
-/**
- * Builds rows (at `now`, after the file is synced) and commits them: written at once when the
- * session flushes, else kept pending (applied to the state, written with the first flush).
+ * Builds rows (at `now`, after catching up) and commits them: written at once when the session
+ * flushes, else kept pending (applied to the state, written with the first flush).
  */
 export const commit = (
   core: Core,
   build: (now: number) => ReadonlyArray<OwnRow>,
   options: { readonly assistant?: boolean; readonly operation: string }
 ): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> =>
-  Effect.withFiberRuntime<ReadonlyArray<OwnRow>, WriteError>((fiber) =>
-    // the common case inside `withWriteLock` (e.g. one agent turn): straight to one held write
-    !core.readOnly && core.tailTrusted && flushes(core, options.assistant) && heldByUs(core)
-      ? appendHeld(core, build, fiber)
-      : commitChecked(core, build, options)
-  )
-
-const commitChecked = (
-  core: Core,
-  build: (now: number) => ReadonlyArray<OwnRow>,
-  options: { readonly assistant?: boolean; readonly operation: string }
-): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> =>
-  Effect.gen(function*() {
+  Effect.suspend((): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> => {
     if (core.readOnly) {
-      return yield* new ReadOnlySessionError({
-        operation: options.operation,
-        ...(core.file === undefined ? {} : { path: core.file })
-      })
+      return Effect.fail(new ReadOnlySessionError({ operation: options.operation, ...pathField(core) }))
     }
     if (!flushes(core, options.assistant)) {
-      const rows = build(yield* Clock.currentTimeMillis)
-      let line = core.lineCount + core.pending.length + 1
-      let offset = core.knownEnd
-      for (const p of core.pending) offset += Buffer.byteLength(p.text) + 1
-      for (const row of rows) {
-        const text = textOf(row)
-        applyOwn(core, row, line++, offset)
-        offset += Buffer.byteLength(text) + 1
-        if (core.persist && core.file !== undefined) core.pending.push({ row, text })
+      return Effect.map(Clock.currentTimeMillis, (now) => keepPending(core, build(now)))
+    }
+    const held = core.held
+    if (held !== undefined && held.ref === core.ref) {
+      // the common case inside `withWriteLock` (e.g. one agent turn): straight to one write
+      if (core.onDisk && core.pending.length === 0 && core.cursor !== undefined && held.vouches(core.cursor)) {
+        return appendVouched(core, held, build)
       }
-      return rows
+      return Effect.flatMap(
+        syncAndWrite(core, held, build),
+        ({ flushed, rows }) => Effect.as(notify(core, entriesOf(flushed)), rows)
+      )
     }
-    if (heldByUs(core)) {
-      // this manager wrote last under the lock it still holds: nothing to re-check, one write
-      return yield* Effect.flatMap(Clock.currentTimeMillis, (now) => {
-        const rows = build(now)
-        return Effect.as(writeOut(core, rows), rows)
-      })
-    }
-    return yield* locked(core, (token) =>
-      Effect.gen(function*() {
-        yield* sync(core, token)
-        const rows = build(yield* Clock.currentTimeMillis)
-        yield* writeOut(core, rows)
-        return rows
-      }))
+    return Effect.flatMap(
+      locked(core, (h) => syncAndWrite(core, h, build)),
+      ({ flushed, rows }) => Effect.as(notify(core, entriesOf(flushed)), rows)
+    )
   })
 
-/** Inside this manager's `withWriteLock`, after its own last write under that same lock. */
-const heldByUs = (core: Core): boolean =>
-  core.lockDepth > 0 && core.heldToken !== undefined && core.syncedToken === core.heldToken && core.onDisk &&
-  core.snapshot !== undefined && core.pending.length === 0 && lastWriter.get(keyOf(core)) === core.token
+/** Applies rows to the state and keeps them pending (positions continue after the pending ones). */
+const keepPending = (core: Core, rows: ReadonlyArray<OwnRow>): ReadonlyArray<OwnRow> => {
+  const store = core.services.store
+  let position = core.end
+  for (const p of core.pending) position = store.positionAfter(position, p.text)
+  for (const row of rows) {
+    const text = textOf(row)
+    const next = store.positionAfter(position, text)
+    applyOwn(core, row, { line: next.line, offset: position.offset })
+    position = next
+    if (stored(core)) core.pending.push({ row, text })
+  }
+  return rows
+}
 
 /** Writes whatever is pending now (the public `flush()`); nothing for in-memory or read-only sessions. */
 export const flush = (core: Core): Effect.Effect<void, WriteError> =>
-  !core.persist || core.file === undefined || core.readOnly || core.pending.length === 0
+  !stored(core) || core.readOnly || core.pending.length === 0
     ? Effect.void
-    : locked(core, (token) => Effect.zipRight(sync(core, token), writeOut(core, [])))
+    : Effect.flatMap(
+      locked(core, (held) => Effect.zipRight(sync(core, held), writeOut(core, held, []))),
+      (flushed) => notify(core, entriesOf(flushed))
+    )
 
-/** Re-reads what other writers did to the file since this manager last saw it (under the lock). */
+/** Catches up with what other writers did since this manager last looked (under the hold). */
 export const refresh = (core: Core): Effect.Effect<void, WriteError> =>
-  !core.persist || core.file === undefined || !core.onDisk
-    ? Effect.void
-    : locked(core, (token) => sync(core, token))
+  !stored(core) || !core.onDisk ? Effect.void : locked(core, (held) => sync(core, held))
 
-/** Holds the transcript lock across `effect`: this manager's writes inside it skip re-checks of their own tail. */
+/** Holds the session across `effect`. */
 export const withWriteLock = <A, E, R>(
   core: Core,
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | WriteError, R> =>
-  !core.persist || core.file === undefined || core.readOnly
-    ? effect
-    : Effect.acquireUseRelease(
-      Scope.make(),
-      (scope) =>
-        Effect.flatMap(Scope.extend(core.services.locks.acquire(core.file!, core.options.lock), scope), (handle) =>
-          Effect.acquireUseRelease(
-            Effect.sync(() => {
-              core.lockDepth += 1
-              const outer = core.heldToken
-              core.heldToken = handle.token
-              return outer
-            }),
-            () =>
-              effect,
-            (outer) =>
-              Effect.suspend(() => {
-                core.lockDepth -= 1
-                core.heldToken = outer
-                if (core.lockDepth > 0) return Effect.void
-                // the held file descriptor is closed before the lock is let go (also on failure / interruption)
-                if (!core.snapshotStale) return dropAppender(core)
-                return Effect.zipRight(
-                  dropAppender(core),
-                  captureSnapshot(core).pipe(Effect.catchAll(() =>
-                    Effect.sync(() => {
-                      core.snapshot = undefined
-                      core.snapshotStale = false
-                    })
-                  ))
-                )
-              })
-          )),
-      (scope, exit) =>
-        Scope.close(scope, exit)
-    )
+): Effect.Effect<A, E | WriteError, R> => holdSession(core, effect)

@@ -11,8 +11,15 @@ import * as Option from "effect/Option"
 import type * as FileSnapshot from "../../FileSnapshot.js"
 import * as OversizedLine from "../../OversizedLine.js"
 import type { FileSystemError, NotRegularFileError } from "../../StoreError.js"
-import type { CorruptReport, OversizedReport, Services } from "./core.js"
-import { isAssistant, rowId } from "./core.js"
+import type { TranscriptFileShape } from "../../TranscriptFile.js"
+import type { CorruptReport, OversizedReport } from "../../TranscriptStore.js"
+import { isAssistant, rowId } from "../store/rows.js"
+
+/** The file-level services a scan reads through. */
+export interface Services {
+  readonly files: TranscriptFileShape
+  readonly snapshots: FileSnapshot.FileSnapshotShape
+}
 
 /** What one pass found. */
 export interface Scan {
@@ -27,6 +34,8 @@ export interface Scan {
   readonly tailId: string | null
   readonly hasAssistant: boolean
   readonly corrupt: Array<CorruptReport>
+  /** The blank lines (which a state does not keep), for `Loaded.rows`. */
+  readonly blanks: Array<Line.BlankLine>
   /** Lines longer than the line ceiling: kept on disk as they are, opaque rows in the state. */
   readonly oversized: Array<OversizedReport>
   readonly tornTail: CorruptReport | undefined
@@ -58,7 +67,9 @@ export const scanFile = (
       const corrupt: Array<CorruptReport> = []
       const oversized: Array<OversizedReport> = []
       let tornTail: CorruptReport | undefined
+      const blanks: Array<Line.BlankLine> = []
       const fold = (parsed: Line.ParsedLine) => {
+        if (parsed._tag === "Blank") blanks.push(parsed)
         SessionState.apply(state, parsed)
         const id = rowId(parsed)
         if (id !== undefined) tailId = id
@@ -106,6 +117,7 @@ export const scanFile = (
         tailId,
         hasAssistant,
         corrupt,
+        blanks,
         oversized,
         tornTail,
         snapshot: after.value,
@@ -124,6 +136,7 @@ const missing = (): Scan => ({
   tailId: null,
   hasAssistant: false,
   corrupt: [],
+  blanks: [],
   oversized: [],
   tornTail: undefined,
   snapshot: undefined,

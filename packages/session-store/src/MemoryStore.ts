@@ -1,0 +1,344 @@
+/**
+ * The in-memory row backend of `TranscriptStore`: sessions are lists of row texts in plain state
+ * (no filesystem, real or fake), as an SQL table would hold them; a cursor is a generation
+ * (bumped by every replace) and the number of rows seen; a hold is a per-session semaphore
+ * (re-entrant on one fiber); a replace keeps the old rows as a backup. Rows keep their text byte
+ * for byte (opaque, corrupt and blank rows included). It serves `memory:LOCATION#ID` references
+ * (what `refFor` gives) and, keyed by their path, file references (so `SessionManager.open(path)`
+ * works over it too); SQL references fail with `UnsupportedSessionRefError`.
+ *
+ * @since 0.1.0
+ */
+import { Line } from "@branchlog/session-core"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { fold, isCurrent, recover } from "./internal/store/rows.js"
+import { infoReader } from "./SessionCatalog.js"
+import { SessionFileConflictError } from "./SessionError.js"
+import * as SessionRef from "./SessionRef.js"
+import type { Appended, Changes, Cursor, Held, Loaded, Position, TranscriptStoreShape } from "./TranscriptStore.js"
+import { emptyReport, SessionNotFoundError, StaleCursorError, TranscriptStore } from "./TranscriptStore.js"
+
+/** One stored session. */
+export interface StoredSession {
+  readonly ref: SessionRef.SessionRef
+  readonly location: string
+  /** Bumped by every replace. */
+  generation: number
+  /** The rows' texts, in order (no `\n` inside). */
+  rows: Array<string>
+  /** When it was last written (`Clock` millis). */
+  modifiedMs: number
+}
+
+/**
+ * The whole state of a memory store: sessions by reference string, backups by name, and each
+ * session's hold (shared by every store over this state, as a database's locks are).
+ */
+export interface State {
+  readonly sessions: Map<string, StoredSession>
+  readonly backups: Map<string, ReadonlyArray<string>>
+  readonly holds: Map<string, Effect.Semaphore>
+}
+
+/** A fresh, empty state. */
+export const makeState = (): State => ({ sessions: new Map(), backups: new Map(), holds: new Map() })
+
+interface MemoryCursor {
+  readonly store: symbol
+  readonly key: string
+  readonly generation: number
+  readonly seq: number
+}
+
+const positionAfter = (position: Position, _text: string): Position => ({
+  line: position.line + 1,
+  offset: position.offset + 1
+})
+
+const dirnameOf = (path: string): string => {
+  const slash = path.lastIndexOf("/")
+  return slash <= 0 ? (slash === 0 ? "/" : "") : path.slice(0, slash)
+}
+
+/** The store over `state` (a fresh one by default). */
+export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreShape> =>
+  Effect.sync(() => {
+    const id = Symbol("MemoryStore")
+    const semaphores = state.holds
+    const holding = FiberRef.unsafeMake<ReadonlySet<string>>(new Set())
+    let backupCounter = 0
+
+    const keyOf = (ref: SessionRef.SessionRef): string => SessionRef.format(ref)
+    const serve = (ref: SessionRef.SessionRef) =>
+      ref._tag === "File" || ref._tag === "Memory"
+        ? Effect.succeed(ref)
+        : Effect.fail(new SessionRef.UnsupportedSessionRefError({ ref: SessionRef.format(ref), store: "memory" }))
+    const toCursor = (c: MemoryCursor): Cursor => c as unknown as Cursor
+    const fromCursor = (c: Cursor, key: string): MemoryCursor | undefined => {
+      const mc = c as unknown as Partial<MemoryCursor>
+      return mc.store === id && mc.key === key ? (mc as MemoryCursor) : undefined
+    }
+    const cursorOf = (key: string, session: StoredSession) =>
+      toCursor({ store: id, key, generation: session.generation, seq: session.rows.length })
+    const parseFrom = (rows: ReadonlyArray<string>, from: number) => {
+      const out: Array<Line.ParsedLine> = []
+      for (let i = from; i < rows.length; i++) out.push(Line.parse(rows[i]!, i + 1, i))
+      return out
+    }
+    const loadedOf = (key: string, session: StoredSession, lines: ReadonlyArray<Line.ParsedLine>, extra = {}) => {
+      const folded = fold(lines)
+      const corrupt = lines.flatMap((l) =>
+        l._tag === "Corrupt" ? [{ line: l.line, offset: l.offset, reason: l.reason }] : []
+      )
+      const loaded: Loaded = {
+        exists: true,
+        state: folded.state,
+        rows: () => [...lines],
+        cursor: cursorOf(key, session),
+        end: { line: session.rows.length, offset: session.rows.length },
+        tailId: folded.tailId,
+        hasAssistant: folded.hasAssistant,
+        report: { ...emptyReport, corrupt, ...extra }
+      }
+      return loaded
+    }
+    const nothing: Loaded = {
+      exists: false,
+      state: fold([]).state,
+      rows: () => [],
+      cursor: undefined,
+      end: { line: 0, offset: 0 },
+      tailId: null,
+      hasAssistant: false,
+      report: emptyReport
+    }
+    const backupOf = (key: string, rows: ReadonlyArray<string>, label: string) => {
+      backupCounter += 1
+      const name = `${key}.${label}-${backupCounter}`
+      state.backups.set(name, [...rows])
+      return name
+    }
+
+    const changesOf = (key: string, cursor: Cursor) =>
+      Effect.sync((): Changes => {
+        const session = state.sessions.get(key)
+        if (session === undefined) return { _tag: "Missing" }
+        const mc = fromCursor(cursor, key)
+        if (mc === undefined || mc.generation !== session.generation || mc.seq > session.rows.length) {
+          return { _tag: "Replaced" }
+        }
+        if (mc.seq === session.rows.length) return { _tag: "Unchanged" }
+        return {
+          _tag: "Appended",
+          rows: parseFrom(session.rows, mc.seq),
+          cursor: cursorOf(key, session),
+          end: { line: session.rows.length, offset: session.rows.length }
+        }
+      })
+
+    const write = (key: string, session: StoredSession, texts: ReadonlyArray<string>) =>
+      Effect.map(Clock.currentTimeMillis, (now): Appended => {
+        const positions: Array<Position> = []
+        for (const text of texts) {
+          positions.push({ line: session.rows.length + 1, offset: session.rows.length })
+          session.rows.push(text)
+        }
+        session.modifiedMs = now
+        state.sessions.set(key, session)
+        return {
+          cursor: cursorOf(key, session),
+          positions,
+          end: { line: session.rows.length, offset: session.rows.length }
+        }
+      })
+
+    const replaceRows = (
+      key: string,
+      ref: SessionRef.SessionRef,
+      rows: ReadonlyArray<string>,
+      backup: string | undefined
+    ) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        const old = state.sessions.get(key)
+        const backupName = backup !== undefined && old !== undefined && old.rows.length > 0
+          ? backupOf(key, old.rows, backup)
+          : undefined
+        const session: StoredSession = old ?? {
+          ref,
+          location: ref._tag === "Memory" ? ref.location : dirnameOf(ref._tag === "File" ? ref.path : ""),
+          generation: 0,
+          rows: [],
+          modifiedMs: now
+        }
+        session.generation += 1
+        session.rows = [...rows]
+        session.modifiedMs = now
+        state.sessions.set(key, session)
+        return { backup: backupName, session }
+      })
+
+    const makeHeld = (ref: SessionRef.SessionRef, key: string): Held => ({
+      ref,
+      vouches: (cursor) => {
+        const session = state.sessions.get(key)
+        const mc = fromCursor(cursor, key)
+        return session !== undefined && mc !== undefined && mc.generation === session.generation &&
+          mc.seq === session.rows.length
+      },
+      changes: (cursor) => changesOf(key, cursor),
+      create: (texts) =>
+        Effect.suspend(() => {
+          const existing = state.sessions.get(key)
+          if (existing !== undefined && existing.rows.length > 0) {
+            return Effect.fail(
+              new SessionFileConflictError({
+                path: key,
+                size: existing.rows.reduce((n, text) => n + text.length + 1, 0)
+              })
+            )
+          }
+          return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            write(
+              key,
+              existing ?? {
+                ref,
+                location: ref._tag === "Memory" ? ref.location : dirnameOf(ref._tag === "File" ? ref.path : ""),
+                generation: 1,
+                rows: [],
+                modifiedMs: now
+              },
+              texts
+            ))
+        }),
+      append: (cursor, texts) =>
+        Effect.flatMap(changesOf(key, cursor), (change) => {
+          const session = state.sessions.get(key)
+          if (change._tag !== "Unchanged" || session === undefined) {
+            return Effect.fail(new StaleCursorError({ ref: key, change: change._tag }))
+          }
+          return write(key, session, texts)
+        }),
+      replace: (rows, options) =>
+        Effect.flatMap(replaceRows(key, ref, rows.map(Line.serialize), options.backup), ({ backup, session }) =>
+          Effect.succeed({
+            backup,
+            loaded: session.rows.length === 0 ? nothing : loadedOf(key, session, parseFrom(session.rows, 0))
+          }))
+    })
+
+    const exclusive = <A, E, R>(
+      ref: SessionRef.SessionRef,
+      use: (held: Held) => Effect.Effect<A, E, R>
+    ) =>
+      Effect.flatMap(serve(ref), (served) => {
+        const key = keyOf(served)
+        const held = makeHeld(served, key)
+        return Effect.flatMap(FiberRef.get(holding), (keys) => {
+          if (keys.has(key)) {
+            return use(held)
+          }
+          let semaphore = semaphores.get(key)
+          if (semaphore === undefined) {
+            semaphore = Effect.unsafeMakeSemaphore(1)
+            semaphores.set(key, semaphore)
+          }
+          return semaphore.withPermits(1)(Effect.locally(use(held), holding, new Set([...keys, key])))
+        })
+      })
+
+    const load = (ref: SessionRef.SessionRef, options: Parameters<TranscriptStoreShape["load"]>[1]) =>
+      Effect.flatMap(serve(ref), (served) =>
+        Effect.gen(function*() {
+          const key = keyOf(served)
+          const session = state.sessions.get(key)
+          if (session === undefined || session.rows.length === 0) {
+            return nothing
+          }
+          const lines = parseFrom(session.rows, 0)
+          if (isCurrent(lines)) {
+            return loadedOf(key, session, lines)
+          }
+          const recovered = yield* recover(lines, options.cwd)
+          const extra = { migratedFrom: recovered.migratedFrom, recoveredCorruptHeader: recovered.recovered }
+          if (options.readOnly === true) {
+            return { ...loadedOf(key, session, recovered.lines, extra) }
+          }
+          return yield* exclusive(served, () =>
+            Effect.map(
+              replaceRows(key, served, recovered.lines.map(Line.serialize), recovered.recovered ? "corrupt" : "backup"),
+              ({ backup, session: replaced }) =>
+                loadedOf(key, replaced, parseFrom(replaced.rows, 0), {
+                  ...extra,
+                  corrupt: loadedOf(key, session, lines).report.corrupt,
+                  rewritten: true,
+                  backups: backup === undefined ? [] : [backup]
+                })
+            ))
+        }))
+
+    const summaries = (location: string | undefined) => {
+      const out: Array<ReturnType<typeof summaryOf>> = []
+      for (const [key, session] of state.sessions) {
+        if (location !== undefined && session.location !== location) {
+          continue
+        }
+        out.push(summaryOf(key, session))
+      }
+      return out.flatMap((o) =>
+        Option.isSome(o) ? [o.value] : []
+      )
+    }
+    const summaryOf = (key: string, session: StoredSession) => {
+      const reader = infoReader()
+      for (let i = 0; i < session.rows.length; i++) {
+        if (!reader.push(Line.parse(session.rows[i]!, i + 1, i))) break
+      }
+      return Option.map(reader.result(key, session.modifiedMs), (info) => ({ ...info, ref: session.ref }))
+    }
+
+    return {
+      name: "memory",
+      resolve: serve,
+      resolveLocation: (location) => location,
+      locationOf: (ref) => ref._tag === "Memory" ? ref.location : ref._tag === "File" ? dirnameOf(ref.path) : "",
+      refFor: (location, header) => SessionRef.memory(location, header.id),
+      positionAfter,
+      load,
+      changes: (ref, cursor) => Effect.flatMap(serve(ref), (served) => changesOf(keyOf(served), cursor)),
+      exclusive: (ref, use) => exclusive(ref, use),
+      list: (query) =>
+        Effect.sync(() => {
+          const found = summaries(query.location)
+          query.onProgress?.(found.length, found.length)
+          return found.sort((a, b) => b.modified.getTime() - a.modified.getTime())
+        }),
+      mostRecent: (location) =>
+        Effect.sync(() => {
+          let best: StoredSession | undefined
+          for (const session of state.sessions.values()) {
+            if (session.location !== location || session.rows.length === 0) continue
+            const first = session.rows.map((text, i) => Line.parse(text, i + 1, i)).find((l) =>
+              l._tag !== "Blank" && l._tag !== "Corrupt"
+            )
+            if (first?._tag !== "Header") continue
+            if (best === undefined || session.modifiedMs >= best.modifiedMs) best = session
+          }
+          return best === undefined ? Option.none() : Option.some(best.ref)
+        }),
+      remove: (ref) =>
+        Effect.flatMap(serve(ref), (served) =>
+          exclusive(served, () =>
+            Effect.suspend(() => {
+              const key = keyOf(served)
+              if (!state.sessions.delete(key)) return Effect.fail(new SessionNotFoundError({ ref: key }))
+              return Effect.void
+            })))
+    } satisfies TranscriptStoreShape
+  })
+
+/** The memory store as a layer (a fresh state per build, or the one given). */
+export const layer = (state?: State): Layer.Layer<TranscriptStore> => Layer.effect(TranscriptStore, make(state))

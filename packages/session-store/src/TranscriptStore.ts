@@ -1,0 +1,268 @@
+/**
+ * The one storage interface under `SessionManager`: a store speaks sessions and rows, not bytes.
+ * Modelled on `@effect/cluster`'s `MessageStorage` (one tag, several drivers): the JSONL file
+ * backend (`JsonlStore`, the default of `SessionStore.layerNode`) and the in-memory row backend
+ * (`MemoryStore`) implement it, and so can SQL backends (a cursor there is a generation and the
+ * last sequence number; nothing here is a file, an inode or a byte count).
+ *
+ * A session is addressed by a `SessionRef`. Its rows are `Line.ParsedLine`s of session-core:
+ * every row keeps its text (`Line.serialize` gives it back byte for byte, opaque, corrupt and
+ * blank lines included). A load hands the rows over folded into a `SessionState` (whose
+ * `SessionState.rows` lists them again in order) with an opaque {@link Cursor}: what the manager
+ * last saw. Writes happen on a {@link Held} session (`exclusive`), which checks the cursor it is
+ * given; every position (`line`, `offset`) is the store's own (files: line number and byte offset).
+ *
+ * @since 0.1.0
+ */
+import type { Entry, Line, SessionState } from "@branchlog/session-core"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import type * as SessionCatalog from "./SessionCatalog.js"
+import type { SessionFileConflictError } from "./SessionError.js"
+import type * as SessionRef from "./SessionRef.js"
+import type {
+  FileNotFoundError,
+  FileSystemError,
+  LockTimeoutError,
+  LockUnusableError,
+  NotRegularFileError
+} from "./StoreError.js"
+import type * as TranscriptLock from "./TranscriptLock.js"
+
+/** What a store last showed of a session; opaque to its callers, only given back to the same store. */
+export interface Cursor {
+  readonly [CursorBrand]: "Cursor"
+}
+
+declare const CursorBrand: unique symbol
+
+/** Where a row sits: its 1-based line (sequence) number and the store's offset of its first byte. */
+export interface Position {
+  readonly line: number
+  readonly offset: number
+}
+
+/** A store was handed a cursor that no longer matches the session (someone else wrote meanwhile). */
+export class StaleCursorError extends Schema.TaggedError<StaleCursorError>()("StaleCursorError", {
+  ref: Schema.String,
+  change: Schema.String
+}) {
+  /** Names the session and what changed. */
+  override get message(): string {
+    return `the session changed since it was read (${this.change}): ${this.ref}`
+  }
+}
+
+/** A session was asked for that is not in the store. */
+export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundError>()("SessionNotFoundError", {
+  ref: Schema.String
+}) {
+  /** Names the session. */
+  override get message(): string {
+    return `no such session: ${this.ref}`
+  }
+}
+
+/** The failures every store operation may have. */
+export type StoreFailure =
+  | FileSystemError
+  | FileNotFoundError
+  | NotRegularFileError
+  | LockTimeoutError
+  | LockUnusableError
+  | SessionRef.UnsupportedSessionRefError
+
+/** One unparseable row: where it is and why. */
+export interface CorruptReport {
+  readonly line: number
+  readonly offset: number
+  readonly reason: string
+}
+
+/** One row longer than the store's ceiling: where it is and how long. */
+export interface OversizedReport {
+  readonly line: number
+  readonly offset: number
+  readonly byteLength: number
+}
+
+/** What a load found. */
+export interface LoadReport {
+  /** Rows that are not JSON objects (a torn tail among them), with line number and offset. */
+  readonly corrupt: ReadonlyArray<CorruptReport>
+  /** Rows longer than the line ceiling: never decoded, kept byte for byte, opaque in the state. */
+  readonly oversized: ReadonlyArray<OversizedReport>
+  /** The last row when the session did not end with `\n` (a crash mid-write); kept as it is. */
+  readonly tornTail: CorruptReport | undefined
+  /** The version the session declared when it was migrated on load. */
+  readonly migratedFrom: number | undefined
+  /** `true` when the header was missing or not the first row, and was recovered. */
+  readonly recoveredCorruptHeader: boolean
+  /** Backups written before a rewrite (migration, header recovery). */
+  readonly backups: ReadonlyArray<string>
+  /** `true` when the session was rewritten on load (writable loads only). */
+  readonly rewritten: boolean
+  /** Bytes this load read (a cache hit reads only the new tail). */
+  readonly bytesRead: number
+  /** `true` when the state came from the store's cache (plus the new tail, if any). */
+  readonly fromCache: boolean
+}
+
+/** An empty report. */
+export const emptyReport: LoadReport = {
+  corrupt: [],
+  oversized: [],
+  tornTail: undefined,
+  migratedFrom: undefined,
+  recoveredCorruptHeader: false,
+  backups: [],
+  rewritten: false,
+  bytesRead: 0,
+  fromCache: false
+}
+
+/** A loaded session. */
+export interface Loaded {
+  /** `false` when there is no session (or an empty one) there: the caller starts a new one. */
+  readonly exists: boolean
+  /** Every row (recovered and migrated when needed), folded; `SessionState.rows` lists them (blank lines aside). */
+  readonly state: SessionState.SessionState
+  /**
+   * Every row in order, blank lines included (a fresh array, built on demand from the state and the
+   * blank lines the store kept): with `report.tornTail` telling whether the last one ended with a
+   * newline, what an exact copy of the session writes (`Line.serialize` of each).
+   */
+  readonly rows: () => Array<Line.ParsedLine>
+  /** What the state matches; `undefined` when nothing exists. */
+  readonly cursor: Cursor | undefined
+  /** The position after the last row (line = rows so far). */
+  readonly end: Position
+  /** Id of the last row in order (the `parentId` of a leaf control). */
+  readonly tailId: string | null
+  /** `true` when any message is an assistant message. */
+  readonly hasAssistant: boolean
+  readonly report: LoadReport
+}
+
+/** Options of a load. */
+export interface LoadOptions {
+  /** Never write (migration and header recovery happen in memory only); default `false`. */
+  readonly readOnly?: boolean
+  /** May use the store's cache of loaded sessions (default `true`). */
+  readonly cache?: boolean
+  /** The working folder a recovered header gets. */
+  readonly cwd: string
+  /** Options of the exclusive hold a rewrite on load takes. */
+  readonly lock?: TranscriptLock.LockOptions
+}
+
+/** What changed since a cursor. */
+export type Changes =
+  | { readonly _tag: "Unchanged" }
+  | {
+    readonly _tag: "Appended"
+    /** The rows appended since, in order, at their positions. */
+    readonly rows: ReadonlyArray<Line.ParsedLine>
+    readonly cursor: Cursor
+    readonly end: Position
+  }
+  | { readonly _tag: "Replaced" }
+  | { readonly _tag: "Missing" }
+
+/** The result of a write of rows. */
+export interface Appended {
+  readonly cursor: Cursor
+  /** Where each written row landed. */
+  readonly positions: ReadonlyArray<Position>
+  readonly end: Position
+}
+
+/** Options of a write. */
+export interface WriteOptions {
+  /** `"fsync"`: durable before it returns (default `"none"`). */
+  readonly durability?: "none" | "fsync"
+}
+
+/** A session held exclusively (against every writer of every process or host the store serves). */
+export interface Held {
+  readonly ref: SessionRef.SessionRef
+  /** What changed since `cursor` (no I/O when this hold wrote `cursor` last and nobody else wrote since). */
+  readonly changes: (cursor: Cursor) => Effect.Effect<Changes, StoreFailure>
+  /** `true` when this hold vouches for `cursor` (it wrote it last): an append needs no check. */
+  readonly vouches: (cursor: Cursor) => boolean
+  /** Writes the first rows of a new session (its header first); fails if the session has rows. */
+  readonly create: (
+    rows: ReadonlyArray<string>,
+    options?: WriteOptions
+  ) => Effect.Effect<Appended, StoreFailure | SessionFileConflictError>
+  /** Appends rows' texts (no `\n` inside) after the rows `cursor` saw; `StaleCursorError` if it is not current. */
+  readonly append: (
+    cursor: Cursor,
+    rows: ReadonlyArray<string>,
+    options?: WriteOptions
+  ) => Effect.Effect<Appended, StoreFailure | StaleCursorError>
+  /**
+   * Replaces every row (`[]`: empties the session), keeping a backup labelled `backup` (a lower-case
+   * word) when given, and loads the result. Returns the backup's name.
+   */
+  readonly replace: (
+    rows: ReadonlyArray<Line.ParsedLine>,
+    options: { readonly backup?: string; readonly cwd: string }
+  ) => Effect.Effect<{ readonly backup: string | undefined; readonly loaded: Loaded }, StoreFailure>
+}
+
+/** One session of a listing. */
+export interface SessionSummary extends SessionCatalog.SessionInfo {
+  readonly ref: SessionRef.SessionRef
+}
+
+/** Which sessions a listing covers: one location (a folder, for files), or all of the store's. */
+export interface ListQuery {
+  /** The location (files: a folder); absent: every session the store holds (files: the agent folder's). */
+  readonly location?: string
+  /** Files read at once, for stores that read them (default 8). */
+  readonly concurrency?: number
+  readonly onProgress?: SessionCatalog.OnProgress
+  /** The agent folder, for the file store's "all". */
+  readonly agentDir?: string
+}
+
+/** The service. */
+export interface TranscriptStoreShape {
+  /** The backend's name (`jsonl`, `memory`, `sqlite`, …). */
+  readonly name: string
+  /** The reference in its canonical form (files: an absolute path); fails for a kind this store does not serve. */
+  readonly resolve: (ref: SessionRef.SessionRef) => Effect.Effect<SessionRef.SessionRef, StoreFailure>
+  /** A location in its canonical form (files: an absolute folder). */
+  readonly resolveLocation: (location: string) => string
+  /** The location a session belongs to (files: its folder). */
+  readonly locationOf: (ref: SessionRef.SessionRef) => string
+  /** The reference a new session gets in `location` (files: `<time>_<id>.jsonl` in the folder). */
+  readonly refFor: (location: string, header: Entry.SessionHeader) => SessionRef.SessionRef
+  /** The position after a row of `text` at `position` (files: bytes plus the newline). */
+  readonly positionAfter: (position: Position, text: string) => Position
+  /** Loads a session (a missing or empty one gives `exists: false`). */
+  readonly load: (ref: SessionRef.SessionRef, options: LoadOptions) => Effect.Effect<Loaded, StoreFailure>
+  /** What changed since `cursor`, without holding the session. */
+  readonly changes: (ref: SessionRef.SessionRef, cursor: Cursor) => Effect.Effect<Changes, StoreFailure>
+  /** Runs `use` holding the session exclusively (re-entrant on one fiber). */
+  readonly exclusive: <A, E, R>(
+    ref: SessionRef.SessionRef,
+    use: (held: Held) => Effect.Effect<A, E, R>,
+    options?: { readonly lock?: TranscriptLock.LockOptions }
+  ) => Effect.Effect<A, E | StoreFailure, R>
+  /** The sessions of a location (or all), newest first, with their summary fields. */
+  readonly list: (query: ListQuery) => Effect.Effect<Array<SessionSummary>, StoreFailure>
+  /** The most recently modified session of a location. */
+  readonly mostRecent: (location: string) => Effect.Effect<Option.Option<SessionRef.SessionRef>>
+  /** Removes a session (its rows; a file store leaves its backups). */
+  readonly remove: (ref: SessionRef.SessionRef) => Effect.Effect<void, StoreFailure | SessionNotFoundError>
+}
+
+/** The TranscriptStore service tag. */
+export class TranscriptStore extends Context.Tag("@branchlog/session-store/TranscriptStore")<
+  TranscriptStore,
+  TranscriptStoreShape
+>() {}

@@ -1,0 +1,249 @@
+/**
+ * What changed in a JSONL file since a cursor, and writes under an exclusive hold (the transcript
+ * lock): the first write of a hold goes through `TranscriptFile.append` (which checks the file's
+ * last byte); later writes of a hold that wrote last go through one file descriptor held open
+ * (O_APPEND) until the hold ends, as ONE write with no read-back. Snapshots of written cursors
+ * are deferred to the end of the hold.
+ */
+import type { Line } from "@branchlog/session-core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as OversizedLine from "../../OversizedLine.js"
+import { SessionFileConflictError } from "../../SessionError.js"
+import * as SessionRef from "../../SessionRef.js"
+import type { FileNotFoundError } from "../../StoreError.js"
+import { FileSystemError } from "../../StoreError.js"
+import type * as TranscriptFile from "../../TranscriptFile.js"
+import type * as TranscriptLock from "../../TranscriptLock.js"
+import type {
+  Appended,
+  Changes,
+  Cursor,
+  Held,
+  Loaded,
+  Position,
+  StoreFailure,
+  WriteOptions
+} from "../../TranscriptStore.js"
+import { StaleCursorError } from "../../TranscriptStore.js"
+import { fromCursor, JsonlCursor, toCursor } from "./cursor.js"
+import type { Env } from "./env.js"
+import { nothing, reload } from "./load.js"
+
+/** The position after a line of `text` at `position`: its UTF-8 bytes plus the newline. */
+export const positionAfter = (position: Position, text: string): Position => ({
+  line: position.line + 1,
+  offset: position.offset + Buffer.byteLength(text) + 1
+})
+
+const positionsOf = (start: Position, texts: ReadonlyArray<string>, lastBytes?: number) => {
+  const positions: Array<Position> = []
+  let line = start.line
+  let offset = start.offset
+  for (let i = 0; i < texts.length; i++) {
+    line += 1
+    positions.push({ line, offset })
+    offset += i === texts.length - 1 && lastBytes !== undefined ? lastBytes : Buffer.byteLength(texts[i]!) + 1
+  }
+  return { positions, end: { line, offset } }
+}
+
+/** Takes a cursor's deferred snapshot now (as of its end). */
+const settle = (env: Env, path: string, cursor: JsonlCursor) =>
+  Effect.gen(function*() {
+    if (!cursor.stale) return
+    const snapshot = yield* env.snapshots.capture(path, { upTo: cursor.end.offset })
+    cursor.snapshot = Option.getOrUndefined(snapshot)
+    cursor.stale = false
+  })
+
+/** What changed in the file since `cursor` (rows appended since are read from its end). */
+export const changesOf = (env: Env, path: string, cursor: JsonlCursor) =>
+  Effect.gen(function*() {
+    yield* settle(env, path, cursor)
+    if (cursor.snapshot === undefined) return { _tag: "Replaced" } satisfies Changes
+    const change = yield* env.snapshots.classify(path, cursor.snapshot)
+    switch (change._tag) {
+      case "Unchanged":
+        return { _tag: "Unchanged" } satisfies Changes
+      case "Replaced":
+        return { _tag: "Replaced" } satisfies Changes
+      case "Missing":
+        return { _tag: "Missing" } satisfies Changes
+      case "Appended": {
+        const tail = yield* env.files.readFrom(path, change.fromOffset, { firstLine: cursor.end.line + 1 })
+        const rows: Array<Line.ParsedLine> = tail.lines.map((l) => OversizedLine.parse(l, path, env.files))
+        const end = { line: cursor.end.line + tail.lines.length, offset: tail.endOffset }
+        const snapshot = yield* env.snapshots.capture(path, { upTo: tail.endOffset })
+        const next = new JsonlCursor(Option.getOrUndefined(snapshot), end, false)
+        return { _tag: "Appended", rows, cursor: toCursor(next), end } satisfies Changes
+      }
+    }
+  })
+
+interface HoldState {
+  /** The cursor of this hold's last write (the file ends with its `\n` there while nobody else wrote). */
+  wrote: JsonlCursor | undefined
+  /** The cursor this hold checked against the file, and what the store's last write was then. */
+  verified: JsonlCursor | undefined
+  verifiedLast: JsonlCursor | undefined
+  appender: TranscriptFile.Appender | undefined
+}
+
+const dropAppender = (hold: HoldState): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    const appender = hold.appender
+    hold.appender = undefined
+    return appender === undefined ? Effect.void : appender.close
+  })
+
+/** Runs `use` holding the transcript lock of `path`, with a JSONL `Held`. */
+export const exclusive = <A, E, R>(
+  env: Env,
+  ref: SessionRef.FileRef,
+  use: (held: Held) => Effect.Effect<A, E, R>,
+  options: { readonly lock?: TranscriptLock.LockOptions } = {}
+) =>
+  Effect.scoped(
+    Effect.flatMap(Effect.flatMap(env.locks, (locks) => locks.acquire(ref.path, options.lock)), () =>
+      Effect.acquireUseRelease(
+        Effect.sync((): HoldState => ({
+          wrote: undefined,
+          verified: undefined,
+          verifiedLast: undefined,
+          appender: undefined
+        })),
+        (hold) =>
+          use(makeHeld(env, ref, hold)),
+        // the held descriptor is closed and the deferred snapshot taken before the lock is let go
+        (hold) =>
+          Effect.zipRight(
+            dropAppender(hold),
+            hold.wrote === undefined ? Effect.void : settle(env, ref.path, hold.wrote).pipe(
+              Effect.catchAll(() =>
+                Effect.sync(() => {
+                  hold.wrote!.snapshot = undefined
+                  hold.wrote!.stale = false
+                })
+              )
+            )
+          )
+      ))
+  )
+
+const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
+  const path = ref.path
+  const key = env.keyOf(path)
+  const vouched = (cursor: JsonlCursor | undefined) =>
+    cursor !== undefined && cursor === hold.wrote && env.lastWrite.get(key) === cursor
+  const wrote = (cursor: JsonlCursor) => {
+    hold.wrote = cursor
+    hold.verified = cursor
+    hold.verifiedLast = cursor
+    env.lastWrite.set(key, cursor)
+  }
+  const durability = (options?: WriteOptions) => ({ durability: options?.durability ?? "none" })
+  const checkedAppend = (start: Position, texts: ReadonlyArray<string>, options?: WriteOptions) =>
+    Effect.map(
+      Effect.onError(env.files.append(path, texts, durability(options)), () => dropAppender(hold)),
+      (result): Appended => {
+        const { end, positions } = positionsOf({ line: start.line, offset: result.offset }, texts)
+        const next = new JsonlCursor(undefined, { line: end.line, offset: result.size }, true)
+        wrote(next)
+        return { cursor: toCursor(next), positions, end: next.end }
+      }
+    )
+  const heldAppend = (cursor: JsonlCursor, texts: ReadonlyArray<string>, options?: WriteOptions) =>
+    Effect.suspend((): Effect.Effect<Appended, FileSystemError | FileNotFoundError> => {
+      const appender = hold.appender
+      if (appender === undefined) {
+        return Effect.flatMap(env.files.openAppend(path, durability(options)), (handle) => {
+          hold.appender = handle
+          return heldAppend(cursor, texts, options)
+        })
+      }
+      let written: number
+      try {
+        written = appender.unsafeAppend(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n")
+      } catch (error) {
+        return Effect.zipRight(
+          dropAppender(hold),
+          error instanceof FileSystemError ? Effect.fail(error) : Effect.die(error)
+        )
+      }
+      const { end, positions } = positionsOf(cursor.end, texts, texts.length === 1 ? written : undefined)
+      const next = new JsonlCursor(undefined, end, true)
+      wrote(next)
+      return Effect.succeed({ cursor: toCursor(next), positions, end })
+    })
+  return {
+    ref,
+    vouches: (cursor) => vouched(fromCursor(cursor)),
+    changes: (cursor: Cursor) =>
+      Effect.suspend(() => {
+        const jc = fromCursor(cursor)
+        if (jc === undefined) return Effect.succeed<Changes>({ _tag: "Replaced" })
+        if (vouched(jc)) return Effect.succeed<Changes>({ _tag: "Unchanged" })
+        return Effect.zipRight(dropAppender(hold), changesOf(env, path, jc)).pipe(
+          Effect.tap((change) =>
+            Effect.sync(() => {
+              const seen = change._tag === "Unchanged"
+                ? jc
+                : change._tag === "Appended"
+                ? fromCursor(change.cursor)
+                : undefined
+              hold.verified = seen
+              hold.verifiedLast = env.lastWrite.get(key)
+            })
+          )
+        )
+      }),
+    create: (texts, options) =>
+      Effect.gen(function*() {
+        const existing = yield* env.snapshots.capture(path)
+        if (Option.isSome(existing) && existing.value.size > 0) {
+          return yield* new SessionFileConflictError({ path, size: existing.value.size })
+        }
+        yield* dropAppender(hold)
+        return yield* checkedAppend({ line: 0, offset: 0 }, texts, options)
+      }),
+    append: (cursor, texts, options) =>
+      Effect.suspend((): Effect.Effect<Appended, StoreFailure | StaleCursorError> => {
+        const jc = fromCursor(cursor)
+        if (jc === undefined) {
+          return Effect.fail(new StaleCursorError({ ref: SessionRef.format(ref), change: "not a JSONL cursor" }))
+        }
+        if (texts.length === 0) return Effect.succeed<Appended>({ cursor, positions: [], end: jc.end })
+        if (vouched(jc)) return heldAppend(jc, texts, options)
+        if (jc === hold.verified && env.lastWrite.get(key) === hold.verifiedLast) {
+          return checkedAppend(jc.end, texts, options)
+        }
+        return Effect.flatMap(
+          Effect.zipRight(dropAppender(hold), changesOf(env, path, jc)),
+          (change): Effect.Effect<Appended, StoreFailure | StaleCursorError> =>
+            change._tag === "Unchanged"
+              ? checkedAppend(jc.end, texts, options)
+              : Effect.fail(new StaleCursorError({ ref: SessionRef.format(ref), change: change._tag }))
+        )
+      }),
+    replace: (rows, options) =>
+      Effect.gen(function*() {
+        // the file is replaced (new inode): a held appender would write to the old one
+        yield* dropAppender(hold)
+        let backup: string | undefined
+        if (options.backup !== undefined) {
+          const content = rows.length === 0 ? "" : OversizedLine.content(rows)
+          backup = (yield* env.files.replace(path, content, { backup: options.backup })).backup
+        } else yield* env.files.rewrite(path, OversizedLine.content(rows))
+        env.cache.remove(key)
+        hold.wrote = undefined
+        hold.verified = undefined
+        env.lastWrite.delete(key)
+        if (rows.length === 0) return { backup, loaded: nothing() }
+        const loaded: Loaded = yield* reload(env, path, options.cwd)
+        const cursor = loaded.cursor === undefined ? undefined : fromCursor(loaded.cursor)
+        if (cursor !== undefined) wrote(cursor)
+        return { backup, loaded }
+      })
+  }
+}

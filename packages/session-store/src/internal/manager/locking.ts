@@ -1,0 +1,41 @@
+/**
+ * Holding the session: every write runs under the store's exclusive hold (the transcript lock,
+ * for files); inside this manager's own `withWriteLock` the hold it took is used as it is (no
+ * re-entrant acquire per write).
+ */
+import * as Effect from "effect/Effect"
+import type { Held, StoreFailure } from "../../TranscriptStore.js"
+import type { Core } from "./core.js"
+
+/** Runs `f` holding the session (the one this manager's `withWriteLock` holds, else a fresh hold). */
+export const locked = <A, E>(core: Core, f: (held: Held) => Effect.Effect<A, E>): Effect.Effect<A, E | StoreFailure> =>
+  core.held !== undefined && core.held.ref === core.ref
+    ? f(core.held)
+    : core.services.store.exclusive(core.ref!, f, core.options.lock === undefined ? {} : { lock: core.options.lock })
+
+/** Holds the session across `effect`: this manager's writes inside it skip re-checks of their own tail. */
+export const withWriteLock = <A, E, R>(
+  core: Core,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | StoreFailure, R> =>
+  !core.persist || core.ref === undefined || core.readOnly
+    ? effect
+    : core.services.store.exclusive(
+      core.ref,
+      (held) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            core.lockDepth += 1
+            const outer = core.held
+            core.held = held
+            return outer
+          }),
+          () => effect,
+          (outer) =>
+            Effect.sync(() => {
+              core.lockDepth -= 1
+              core.held = outer
+            })
+        ),
+      core.options.lock === undefined ? {} : { lock: core.options.lock }
+    )
