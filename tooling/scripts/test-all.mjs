@@ -10,8 +10,9 @@ import { join, resolve } from "node:path"
 const root = resolve(import.meta.dirname, "..", "..")
 const resultsFile = ".vitest-results/results.json"
 const packagesDir = join(root, "packages")
-const packages = readdirSync(packagesDir)
-  .map((name) => join(packagesDir, name))
+// every package under packages/, and the release check (tooling/release: the manifests against the
+// sources, and the release end to end against a throwaway registry)
+const packages = [...readdirSync(packagesDir).map((name) => join(packagesDir, name)), join(root, "tooling", "release")]
   .filter((dir) => existsSync(join(dir, "package.json")))
   .filter((dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts?.test)
 
