@@ -27,42 +27,50 @@ import type { FileSnapshot } from "./FileSnapshot.js"
 import * as IdSource from "./IdSource.js"
 import * as Appends from "./internal/manager/appends.js"
 import * as Branching from "./internal/manager/branching.js"
-import type { Core, LoadReport as CoreLoadReport, ManagerOptions, Services } from "./internal/manager/core.js"
+import type { Core, Services } from "./internal/manager/core.js"
 import { makeCore } from "./internal/manager/core.js"
-import type { OpenError as LoadOpenError } from "./internal/manager/load.js"
 import { newHeader, openInto, replaceHeader, startNew } from "./internal/manager/load.js"
 import * as Persist from "./internal/manager/persist.js"
 import * as Rewrites from "./internal/manager/rewrites.js"
 import * as OversizedLine from "./OversizedLine.js"
 import * as SessionCatalog from "./SessionCatalog.js"
-import type { AppendBatchError } from "./SessionError.js"
+import type { AppendBatchError, ReadOnlySessionError, SessionFileConflictError } from "./SessionError.js"
 import { ContextEditRefusedError, EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
 import * as SessionRef from "./SessionRef.js"
 import type { TranscriptFile } from "./TranscriptFile.js"
 import type { TranscriptLock } from "./TranscriptLock.js"
+import type * as TranscriptLockModule from "./TranscriptLock.js"
 import { TranscriptStore } from "./TranscriptStore.js"
+import type { LoadReport as StoreLoadReport, StaleCursorError, StoreFailure } from "./TranscriptStore.js"
 
 /** What opening found: corrupt lines, a torn tail, migration, header recovery, backups, bytes read. */
-export type LoadReport = CoreLoadReport
+export type LoadReport = StoreLoadReport
 
 /** Options of every factory: `eagerFlush`, `durability` (`"none"` | `"fsync"`), lock options. */
-export type Options = ManagerOptions
+export interface Options {
+  /** Write every row at once instead of waiting for the first assistant message (default false). */
+  readonly eagerFlush?: boolean
+  /** `"fsync"` makes every append durable before it returns (default `"none"`). */
+  readonly durability?: "none" | "fsync"
+  /** Options of the exclusive hold (the transcript lock, for files) taken for each write. */
+  readonly lock?: TranscriptLockModule.LockOptions
+}
 
 /** Options of `open`: also `readOnly` (migrate and recover in memory only, never write). */
-export interface OpenOptions extends ManagerOptions {
+export interface OpenOptions extends Options {
   readonly readOnly?: boolean
   /** Use the in-process cache of loaded transcripts (default true). */
   readonly cache?: boolean
 }
 
 /** Errors of a write. */
-export type WriteError = Persist.WriteError
+export type WriteError = StoreFailure | StaleCursorError | SessionFileConflictError | ReadOnlySessionError
 
 /**
  * Errors of opening a file (a writable open that migrates or recovers the file takes the lock; a
  * folder, a FIFO or a device given as the file: `NotRegularFileError`).
  */
-export type OpenError = LoadOpenError | SessionRef.InvalidSessionRefError
+export type OpenError = StoreFailure | SessionRef.InvalidSessionRefError
 
 /** The service the factories need: a store (`SessionStore.layerNode` gives the JSONL one over real files). */
 export type StoreRequirement = TranscriptStore

@@ -73,11 +73,31 @@ const appTsconfig = JSON.stringify({
     types: ["node"],
     strict: true,
     skipLibCheck: false,
+    // an app's own library exports inferred types: they must be nameable without internals
+    declaration: true,
     outDir: "dist",
     rootDir: "."
   },
   include: ["*.ts", "test/**/*.ts"]
 })
+
+/**
+ * A module of an app that exports what the public factories return, types inferred: with
+ * `declaration: true`, tsc must name every type through public entries (TS2742 otherwise).
+ */
+const inferredExports = [
+  `import * as Effect from "effect/Effect"`,
+  `import { SessionCatalog, SessionManager, TranscriptStore } from "@branchlog/session-store"`,
+  `export const open = (path: string) => SessionManager.open(path)`,
+  `export const create = () => SessionManager.create("/work")`,
+  `export const recent = () => SessionManager.continueRecent("/work")`,
+  `export const fork = (path: string) => SessionManager.forkFrom(path, "/elsewhere")`,
+  `export const write = (path: string) =>`,
+  `  Effect.flatMap(SessionManager.open(path), (sm) => sm.withWriteLock(Effect.zip(sm.flush(), sm.branch("x"))))`,
+  `export const list = () => SessionCatalog.list("/work")`,
+  `export const stored = Effect.flatMap(TranscriptStore.TranscriptStore, (store) => store.list({}))`,
+  ``
+].join("\n")
 
 /** A fresh npm project in the temporary folder (outside the workspace). */
 const freshProject = (name: string) => {
@@ -278,7 +298,7 @@ describe.sequential("the release", async () => {
         const examples = readmeExamples(join(workspace, "packages/session-store/README.md"))
         expect([...examples.keys()]).toEqual(["main.ts", "test/transcript.test.ts"])
         writeFiles(dir, examples)
-        writeFiles(dir, { "tsconfig.json": appTsconfig })
+        writeFiles(dir, { "tsconfig.json": appTsconfig, "exports.ts": inferredExports })
         await npm([
           "install",
           "--save-exact",

@@ -7,8 +7,8 @@
 import type { Entry, Line } from "@branchlog/session-core"
 import { SessionState } from "@branchlog/session-core"
 import * as IdSource from "../../IdSource.js"
+import type { Options as SessionManagerOptions } from "../../SessionManager.js"
 import * as SessionRef from "../../SessionRef.js"
-import type * as TranscriptLock from "../../TranscriptLock.js"
 import type { Cursor, Held, LoadReport, Position, TranscriptStoreShape } from "../../TranscriptStore.js"
 import { emptyReport } from "../../TranscriptStore.js"
 import { isAssistant, rowId } from "../store/rows.js"
@@ -36,14 +36,7 @@ export interface PendingRow {
 }
 
 /** Options shared by the factories. */
-export interface ManagerOptions {
-  /** Write every row at once instead of waiting for the first assistant message (default false). */
-  readonly eagerFlush?: boolean
-  /** `"fsync"` makes every append durable before it returns (default `"none"`). */
-  readonly durability?: "none" | "fsync"
-  /** Options of the exclusive hold (the transcript lock, for files) taken for each write. */
-  readonly lock?: TranscriptLock.LockOptions
-}
+export type ManagerOptions = SessionManagerOptions
 
 /** The manager's record. */
 export interface Core {

@@ -11,9 +11,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { ReadOnlySessionError } from "../../SessionError.js"
-import type { SessionFileConflictError } from "../../SessionError.js"
+import type { WriteError as SessionManagerWriteError } from "../../SessionManager.js"
 import { TranscriptObserver } from "../../TranscriptObserver.js"
-import type { Appended, Held, StaleCursorError, StoreFailure } from "../../TranscriptStore.js"
+import type { Appended, Held } from "../../TranscriptStore.js"
 import type { Core, OwnRow } from "./core.js"
 import { applyOwn, pathField, stored, textOf } from "./core.js"
 import { locked, withWriteLock as holdSession } from "./locking.js"
@@ -21,7 +21,7 @@ import { entriesOf, notify, notifyTo } from "./notify.js"
 import { sync } from "./sync.js"
 
 /** Errors of a write. */
-export type WriteError = StoreFailure | StaleCursorError | SessionFileConflictError | ReadOnlySessionError
+export type WriteError = SessionManagerWriteError
 
 /** `true` when this manager writes rows as they come (stored, and an assistant exists or eager). */
 export const flushes = (core: Core, assistant = false): boolean =>
