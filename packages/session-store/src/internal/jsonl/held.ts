@@ -97,6 +97,22 @@ const dropAppender = (hold: HoldState): Effect.Effect<void> =>
     return appender === undefined ? Effect.void : appender.close
   })
 
+/** Closes the held descriptor and takes the deferred snapshot of the hold's last write (before the lock is let go). */
+const release = (env: Env, path: string, hold: HoldState): Effect.Effect<void> => {
+  const wrote = hold.wrote
+  const settled = wrote === undefined || !wrote.stale
+    ? Effect.void
+    : settle(env, path, wrote).pipe(
+      Effect.catchAll(() =>
+        Effect.sync(() => {
+          wrote.snapshot = undefined
+          wrote.stale = false
+        })
+      )
+    )
+  return hold.appender === undefined ? settled : Effect.zipRight(dropAppender(hold), settled)
+}
+
 /** Runs `use` holding the transcript lock of `path`, with a JSONL `Held`. */
 export const exclusive = <A, E, R>(
   env: Env,
@@ -104,32 +120,16 @@ export const exclusive = <A, E, R>(
   use: (held: Held) => Effect.Effect<A, E, R>,
   options: { readonly lock?: TranscriptLock.LockOptions } = {}
 ) =>
-  Effect.scoped(
-    Effect.flatMap(Effect.flatMap(env.locks, (locks) => locks.acquire(ref.path, options.lock)), () =>
-      Effect.acquireUseRelease(
-        Effect.sync((): HoldState => ({
-          wrote: undefined,
-          verified: undefined,
-          verifiedLast: undefined,
-          appender: undefined
-        })),
-        (hold) =>
-          use(makeHeld(env, ref, hold)),
-        // the held descriptor is closed and the deferred snapshot taken before the lock is let go
-        (hold) =>
-          Effect.zipRight(
-            dropAppender(hold),
-            hold.wrote === undefined ? Effect.void : settle(env, ref.path, hold.wrote).pipe(
-              Effect.catchAll(() =>
-                Effect.sync(() => {
-                  hold.wrote!.snapshot = undefined
-                  hold.wrote!.stale = false
-                })
-              )
-            )
-          )
-      ))
-  )
+  Effect.flatMap(env.locks, (locks) =>
+    locks.withLock(
+      ref.path,
+      Effect.suspend(() => {
+        const hold: HoldState = { wrote: undefined, verified: undefined, verifiedLast: undefined, appender: undefined }
+        // the release runs uninterruptibly, whatever `use` ended with, before the lock is let go
+        return Effect.ensuring(use(makeHeld(env, ref, hold)), Effect.suspend(() => release(env, ref.path, hold)))
+      }),
+      options.lock
+    ))
 
 const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
   const path = ref.path
