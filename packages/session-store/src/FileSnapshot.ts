@@ -57,6 +57,12 @@ export interface CaptureOptions {
   readonly tailBytes?: number
 }
 
+/** A snapshot with the bytes its hash covers (`[size - tailLength, size)`), to extend after an append. */
+export interface Tailed {
+  readonly snapshot: Snapshot
+  readonly tail: Uint8Array
+}
+
 /** The service. */
 export interface FileSnapshotShape {
   /**
@@ -67,6 +73,11 @@ export interface FileSnapshotShape {
     path: string,
     options?: CaptureOptions
   ) => Effect.Effect<Option.Option<Snapshot>, FileSystemError | NotRegularFileError>
+  /** `capture`, with the bytes the hash covers. */
+  readonly captureTailed: (
+    path: string,
+    options?: CaptureOptions
+  ) => Effect.Effect<Option.Option<Tailed>, FileSystemError | NotRegularFileError>
   /** Compares the file at `path` now with a snapshot taken of it earlier. */
   readonly classify: (path: string, snapshot: Snapshot) => Effect.Effect<Change, FileSystemError | NotRegularFileError>
 }
@@ -79,27 +90,86 @@ export class FileSnapshot
 /** The hex sha256 of some bytes. */
 export const hashBytes = (bytes: Uint8Array): string => createHash("sha256").update(bytes).digest("hex")
 
+/** What the file looked like right after a write, from its stat then (`fstat` of the descriptor written through). */
+export interface StatAfterWrite {
+  readonly dev: bigint
+  readonly ino: bigint
+  readonly size: number
+  readonly mtimeNs: bigint
+}
+
+/**
+ * The snapshot of a file after `written` was appended at its end, without reading it back: the
+ * hashed window is the last bytes of `before`'s tail and `written` (`before` `undefined`: the file
+ * was empty). `undefined` unless `after` proves that the write landed right at `before`'s end of
+ * the same file and nothing else did (same dev and inode, size grown by exactly `written`), and
+ * unless `before`'s tail covers its whole window; the caller then captures the file instead.
+ */
+export const afterAppend = (
+  path: string,
+  before: Tailed | undefined,
+  written: Uint8Array,
+  after: StatAfterWrite,
+  tailBytes: number = DEFAULT_TAIL_BYTES
+): Tailed | undefined => {
+  const sizeBefore = before === undefined ? 0 : before.snapshot.size
+  if (after.size !== sizeBefore + written.length) return undefined
+  if (before !== undefined) {
+    const s = before.snapshot
+    if (after.dev !== s.dev || after.ino !== s.ino) return undefined
+    if (s.tailLength !== before.tail.length || s.tailLength !== Math.min(tailBytes, s.size)) return undefined
+  }
+  const want = Math.min(tailBytes, after.size)
+  let tail: Uint8Array
+  if (written.length >= want) tail = written.subarray(written.length - want)
+  else {
+    const kept = want - written.length
+    const previous = before!.tail
+    tail = new Uint8Array(want)
+    tail.set(previous.subarray(previous.length - kept), 0)
+    tail.set(written, kept)
+  }
+  return {
+    snapshot: {
+      path,
+      dev: after.dev,
+      ino: after.ino,
+      size: after.size,
+      mtimeNs: after.mtimeNs,
+      tailHash: hashBytes(tail),
+      tailLength: tail.length
+    },
+    tail
+  }
+}
+
 /** Builds the service over the primitive backend in context. */
 export const make: Effect.Effect<FileSnapshotShape, never, FileBackend> = Effect.gen(function*() {
   const backend = yield* FileBackend
 
-  const capture = (path: string, options: CaptureOptions = {}) => {
+  const captureTailed = (path: string, options: CaptureOptions = {}) => {
     const abs = backend.resolve(path)
     return backend.readTail(abs, options.tailBytes ?? DEFAULT_TAIL_BYTES, options.upTo).pipe(
       Effect.map(({ bytes, stat }) =>
-        Option.some<Snapshot>({
-          path: abs,
-          dev: stat.dev,
-          ino: stat.ino,
-          size: options.upTo === undefined ? stat.size : Math.min(options.upTo, stat.size),
-          mtimeNs: stat.mtimeNs,
-          tailHash: hashBytes(bytes),
-          tailLength: bytes.length
+        Option.some<Tailed>({
+          snapshot: {
+            path: abs,
+            dev: stat.dev,
+            ino: stat.ino,
+            size: options.upTo === undefined ? stat.size : Math.min(options.upTo, stat.size),
+            mtimeNs: stat.mtimeNs,
+            tailHash: hashBytes(bytes),
+            tailLength: bytes.length
+          },
+          tail: bytes
         })
       ),
-      Effect.catchTag("FileNotFoundError", () => Effect.succeed(Option.none<Snapshot>()))
+      Effect.catchTag("FileNotFoundError", () => Effect.succeed(Option.none<Tailed>()))
     )
   }
+
+  const capture = (path: string, options: CaptureOptions = {}) =>
+    Effect.map(captureTailed(path, options), Option.map((tailed) => tailed.snapshot))
 
   const classify = (path: string, snapshot: Snapshot): Effect.Effect<Change, FileSystemError | NotRegularFileError> =>
     Effect.gen(function*() {
@@ -123,7 +193,7 @@ export const make: Effect.Effect<FileSnapshotShape, never, FileBackend> = Effect
         : Change.Replaced({ reason: "rewritten" })
     })
 
-  return { capture, classify } satisfies FileSnapshotShape
+  return { capture, captureTailed, classify } satisfies FileSnapshotShape
 })
 
 /** The Node layer (bigint stat through node:fs). */

@@ -129,6 +129,10 @@ describe("JsonlStore, the file backend of TranscriptStore (real files)", () => {
           acquire: (file, options) => {
             seen.push(options?.timeoutMs ?? -1)
             return lock.acquire(file, { ...options, timeoutMs: 1234 })
+          },
+          withLock: (file, effect, options) => {
+            seen.push(options?.timeoutMs ?? -1)
+            return lock.withLock(file, effect, { ...options, timeoutMs: 1234 })
           }
         }))
       )

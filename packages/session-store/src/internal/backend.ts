@@ -61,6 +61,8 @@ export interface AppendOutcome {
   readonly prefixedNewline: boolean
   /** Size of the file after the write. */
   readonly size: number
+  /** The file's stat right after the write (through the descriptor written), when the backend gives it (Node does). */
+  readonly stat?: StatInfo
 }
 
 /** A file held open for appends (O_APPEND) by a writer that knows it ends with `\n` (it wrote last, under the lock). */

@@ -242,9 +242,10 @@ export const make = (
             const payload = prefixedNewline ? Buffer.concat([Buffer.from([0x0a]), bytes]) : bytes
             writeFully(fd, payload)
             if (options.fsync) fs.fsyncSync(fd)
-            const size = Number(fs.fstatSync(fd).size)
+            const stat = toStat(fs.fstatSync(fd, { bigint: true }))
+            const size = stat.size
             if (options.fsync && created) syncDirectory(nodePath.dirname(path))
-            return { offset: size - bytes.length, bytesWritten: payload.length, prefixedNewline, size }
+            return { offset: size - bytes.length, bytesWritten: payload.length, prefixedNewline, size, stat }
           } finally {
             fs.closeSync(fd)
           }

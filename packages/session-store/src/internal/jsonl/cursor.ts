@@ -14,7 +14,9 @@ export class JsonlCursor {
     /** The position after the last row seen (line count, byte offset). */
     readonly end: Position,
     /** The snapshot is behind `end` (deferred inside a hold). */
-    public stale: boolean
+    public stale: boolean,
+    /** The bytes the snapshot's hash covers, when known (to derive the snapshot after an append from it). */
+    public tail: Uint8Array | undefined = undefined
   ) {}
 }
 

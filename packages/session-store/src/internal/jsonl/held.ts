@@ -8,6 +8,7 @@
 import type { Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as FileSnapshot from "../../FileSnapshot.js"
 import * as OversizedLine from "../../OversizedLine.js"
 import { SessionFileConflictError } from "../../SessionError.js"
 import * as SessionRef from "../../SessionRef.js"
@@ -29,6 +30,8 @@ import { StaleCursorError } from "../../TranscriptStore.js"
 import { fromCursor, JsonlCursor, toCursor } from "./cursor.js"
 import type { Env } from "./env.js"
 import { nothing, reload } from "./load.js"
+
+const encoder = new TextEncoder()
 
 /** The position after a line of `text` at `position`: its UTF-8 bytes plus the newline. */
 export const positionAfter = (position: Position, text: string): Position => ({
@@ -52,8 +55,9 @@ const positionsOf = (start: Position, texts: ReadonlyArray<string>, lastBytes?: 
 const settle = (env: Env, path: string, cursor: JsonlCursor) =>
   Effect.gen(function*() {
     if (!cursor.stale) return
-    const snapshot = yield* env.snapshots.capture(path, { upTo: cursor.end.offset })
-    cursor.snapshot = Option.getOrUndefined(snapshot)
+    const tailed = Option.getOrUndefined(yield* env.snapshots.captureTailed(path, { upTo: cursor.end.offset }))
+    cursor.snapshot = tailed?.snapshot
+    cursor.tail = tailed?.tail
     cursor.stale = false
   })
 
@@ -74,8 +78,8 @@ export const changesOf = (env: Env, path: string, cursor: JsonlCursor) =>
         const tail = yield* env.files.readFrom(path, change.fromOffset, { firstLine: cursor.end.line + 1 })
         const rows: Array<Line.ParsedLine> = tail.lines.map((l) => OversizedLine.parse(l, path, env.files))
         const end = { line: cursor.end.line + tail.lines.length, offset: tail.endOffset }
-        const snapshot = yield* env.snapshots.capture(path, { upTo: tail.endOffset })
-        const next = new JsonlCursor(Option.getOrUndefined(snapshot), end, false)
+        const tailed = Option.getOrUndefined(yield* env.snapshots.captureTailed(path, { upTo: tail.endOffset }))
+        const next = new JsonlCursor(tailed?.snapshot, end, false, tailed?.tail)
         return { _tag: "Appended", rows, cursor: toCursor(next), end } satisfies Changes
       }
     }
@@ -97,6 +101,22 @@ const dropAppender = (hold: HoldState): Effect.Effect<void> =>
     return appender === undefined ? Effect.void : appender.close
   })
 
+/** Closes the held descriptor and takes the deferred snapshot of the hold's last write (before the lock is let go). */
+const release = (env: Env, path: string, hold: HoldState): Effect.Effect<void> => {
+  const wrote = hold.wrote
+  const settled = wrote === undefined || !wrote.stale
+    ? Effect.void
+    : settle(env, path, wrote).pipe(
+      Effect.catchAll(() =>
+        Effect.sync(() => {
+          wrote.snapshot = undefined
+          wrote.stale = false
+        })
+      )
+    )
+  return hold.appender === undefined ? settled : Effect.zipRight(dropAppender(hold), settled)
+}
+
 /** Runs `use` holding the transcript lock of `path`, with a JSONL `Held`. */
 export const exclusive = <A, E, R>(
   env: Env,
@@ -104,32 +124,16 @@ export const exclusive = <A, E, R>(
   use: (held: Held) => Effect.Effect<A, E, R>,
   options: { readonly lock?: TranscriptLock.LockOptions } = {}
 ) =>
-  Effect.scoped(
-    Effect.flatMap(Effect.flatMap(env.locks, (locks) => locks.acquire(ref.path, options.lock)), () =>
-      Effect.acquireUseRelease(
-        Effect.sync((): HoldState => ({
-          wrote: undefined,
-          verified: undefined,
-          verifiedLast: undefined,
-          appender: undefined
-        })),
-        (hold) =>
-          use(makeHeld(env, ref, hold)),
-        // the held descriptor is closed and the deferred snapshot taken before the lock is let go
-        (hold) =>
-          Effect.zipRight(
-            dropAppender(hold),
-            hold.wrote === undefined ? Effect.void : settle(env, ref.path, hold.wrote).pipe(
-              Effect.catchAll(() =>
-                Effect.sync(() => {
-                  hold.wrote!.snapshot = undefined
-                  hold.wrote!.stale = false
-                })
-              )
-            )
-          )
-      ))
-  )
+  Effect.flatMap(env.locks, (locks) =>
+    locks.withLock(
+      ref.path,
+      Effect.suspend(() => {
+        const hold: HoldState = { wrote: undefined, verified: undefined, verifiedLast: undefined, appender: undefined }
+        // the release runs uninterruptibly, whatever `use` ended with, before the lock is let go
+        return Effect.ensuring(use(makeHeld(env, ref, hold)), Effect.suspend(() => release(env, ref.path, hold)))
+      }),
+      options.lock
+    ))
 
 const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
   const path = ref.path
@@ -143,16 +147,50 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
     env.lastWrite.set(key, cursor)
   }
   const durability = (options?: WriteOptions) => ({ durability: options?.durability ?? "none" })
-  const checkedAppend = (start: Position, texts: ReadonlyArray<string>, options?: WriteOptions) =>
+  /**
+   * Appends through `TranscriptFile.append` (which checks the last byte) after `from` (a cursor
+   * this hold verified against the file, or `undefined` for a file found empty or missing). The
+   * snapshot after the write comes from the append's own stat and the bytes written on top of
+   * `from`'s tail when that stat proves the write landed right at `from`'s end of the same file;
+   * else it is deferred (captured before the lock is let go).
+   */
+  const checkedAppend = (
+    from: JsonlCursor | undefined,
+    texts: ReadonlyArray<string>,
+    options?: WriteOptions
+  ) =>
     Effect.map(
       Effect.onError(env.files.append(path, texts, durability(options)), () => dropAppender(hold)),
       (result): Appended => {
-        const { end, positions } = positionsOf({ line: start.line, offset: result.offset }, texts)
-        const next = new JsonlCursor(undefined, { line: end.line, offset: result.size }, true)
+        const start = from === undefined ? 0 : from.end.line
+        const { end, positions } = positionsOf({ line: start, offset: result.offset }, texts)
+        const derived = derivedSnapshot(from, texts, result)
+        const next = derived === undefined
+          ? new JsonlCursor(undefined, { line: end.line, offset: result.size }, true)
+          : new JsonlCursor(derived.snapshot, { line: end.line, offset: result.size }, false, derived.tail)
         wrote(next)
         return { cursor: toCursor(next), positions, end: next.end }
       }
     )
+  const derivedSnapshot = (
+    from: JsonlCursor | undefined,
+    texts: ReadonlyArray<string>,
+    result: TranscriptFile.AppendResult
+  ): FileSnapshot.Tailed | undefined => {
+    if (result.stat === undefined) return undefined
+    let before: FileSnapshot.Tailed | undefined
+    if (from !== undefined) {
+      const snapshot = from.snapshot
+      const tail = from.tail
+      if (from.stale || snapshot === undefined || tail === undefined || snapshot.size !== from.end.offset) {
+        return undefined
+      }
+      before = { snapshot, tail }
+    }
+    const text = texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n"
+    const written = encoder.encode(result.prefixedNewline ? "\n" + text : text)
+    return FileSnapshot.afterAppend(before?.snapshot.path ?? env.files.resolve(path), before, written, result.stat)
+  }
   const heldAppend = (cursor: JsonlCursor, texts: ReadonlyArray<string>, options?: WriteOptions) =>
     Effect.suspend((): Effect.Effect<Appended, FileSystemError | FileNotFoundError> => {
       const appender = hold.appender
@@ -199,7 +237,7 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
           return yield* new SessionFileConflictError({ path, size: existing.value.size })
         }
         yield* dropAppender(hold)
-        return yield* checkedAppend({ line: 0, offset: 0 }, texts, options)
+        return yield* checkedAppend(undefined, texts, options)
       }),
     append: (cursor, texts, options) =>
       Effect.suspend((): Effect.Effect<Appended, StoreFailure | StaleCursorError> => {
@@ -210,13 +248,13 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
         if (texts.length === 0) return Effect.succeed<Appended>({ cursor, positions: [], end: jc.end })
         if (vouched(jc)) return heldAppend(jc, texts, options)
         if (jc === hold.verified && env.lastWrite.get(key) === hold.verifiedLast) {
-          return checkedAppend(jc.end, texts, options)
+          return checkedAppend(jc, texts, options)
         }
         return Effect.flatMap(
           Effect.zipRight(dropAppender(hold), changesOf(env, path, jc)),
           (change): Effect.Effect<Appended, StoreFailure | StaleCursorError> =>
             change._tag === "Unchanged"
-              ? checkedAppend(jc.end, texts, options)
+              ? checkedAppend(jc, texts, options)
               : Effect.fail(new StaleCursorError({ ref: SessionRef.format(ref), change: change._tag }))
         )
       }),
