@@ -17,6 +17,7 @@
 import type { Entry, Line, SessionState } from "@branchlog/session-core"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as SessionCatalog from "./SessionCatalog.js"
@@ -192,6 +193,16 @@ export interface Held {
   readonly changes: (cursor: Cursor) => Effect.Effect<Changes, StoreFailure>
   /** `true` when this hold vouches for `cursor` (it wrote it last): an append needs no check. */
   readonly vouches: (cursor: Cursor) => boolean
+  /**
+   * Optional fast path: appends at once, synchronously, when this hold vouches for `cursor` and can
+   * write without waiting (files: through the descriptor it holds open); `undefined` when it cannot
+   * (the caller then uses `append`). A store without such a path leaves it out.
+   */
+  readonly unsafeAppendVouched?: (
+    cursor: Cursor,
+    rows: ReadonlyArray<string>,
+    options?: WriteOptions
+  ) => Either.Either<Appended, StoreFailure> | undefined
   /** Writes the first rows of a new session (its header first); fails if the session has rows. */
   readonly create: (
     rows: ReadonlyArray<string>,

@@ -7,6 +7,7 @@
  */
 import type { Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as FileSnapshot from "../../FileSnapshot.js"
 import * as OversizedLine from "../../OversizedLine.js"
@@ -92,13 +93,18 @@ interface HoldState {
   verified: JsonlCursor | undefined
   verifiedLast: JsonlCursor | undefined
   appender: TranscriptFile.Appender | undefined
+  /** An appender whose synchronous write failed, closed with the next drop (at the latest on release). */
+  failed: TranscriptFile.Appender | undefined
 }
 
 const dropAppender = (hold: HoldState): Effect.Effect<void> =>
   Effect.suspend(() => {
     const appender = hold.appender
+    const failed = hold.failed
     hold.appender = undefined
-    return appender === undefined ? Effect.void : appender.close
+    hold.failed = undefined
+    const close = appender === undefined ? Effect.void : appender.close
+    return failed === undefined ? close : Effect.zipRight(failed.close, close)
   })
 
 /** Closes the held descriptor and takes the deferred snapshot of the hold's last write (before the lock is let go). */
@@ -128,7 +134,13 @@ export const exclusive = <A, E, R>(
     locks.withLock(
       ref.path,
       Effect.suspend(() => {
-        const hold: HoldState = { wrote: undefined, verified: undefined, verifiedLast: undefined, appender: undefined }
+        const hold: HoldState = {
+          wrote: undefined,
+          verified: undefined,
+          verifiedLast: undefined,
+          appender: undefined,
+          failed: undefined
+        }
         // the release runs uninterruptibly, whatever `use` ended with, before the lock is let go
         return Effect.ensuring(use(makeHeld(env, ref, hold)), Effect.suspend(() => release(env, ref.path, hold)))
       }),
@@ -191,6 +203,23 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
     const written = encoder.encode(result.prefixedNewline ? "\n" + text : text)
     return FileSnapshot.afterAppend(before?.snapshot.path ?? env.files.resolve(path), before, written, result.stat)
   }
+  /** One synchronous write through the held descriptor, after the cursor this hold wrote last. */
+  const writeHeld = (
+    appender: TranscriptFile.Appender,
+    cursor: JsonlCursor,
+    texts: ReadonlyArray<string>
+  ): Either.Either<Appended, FileSystemError> => {
+    const appended = appender.unsafeAppend(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n")
+    if (appended._tag === "Left") {
+      hold.appender = undefined
+      hold.failed = appender
+      return Either.left(appended.left)
+    }
+    const { end, positions } = positionsOf(cursor.end, texts, texts.length === 1 ? appended.right : undefined)
+    const next = new JsonlCursor(undefined, end, true)
+    wrote(next)
+    return Either.right({ cursor: toCursor(next), positions, end })
+  }
   const heldAppend = (cursor: JsonlCursor, texts: ReadonlyArray<string>, options?: WriteOptions) =>
     Effect.suspend((): Effect.Effect<Appended, FileSystemError | FileNotFoundError> => {
       const appender = hold.appender
@@ -200,17 +229,18 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
           return heldAppend(cursor, texts, options)
         })
       }
-      const appended = appender.unsafeAppend(texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n")
-      if (appended._tag === "Left") return Effect.zipRight(dropAppender(hold), Effect.fail(appended.left))
-      const written = appended.right
-      const { end, positions } = positionsOf(cursor.end, texts, texts.length === 1 ? written : undefined)
-      const next = new JsonlCursor(undefined, end, true)
-      wrote(next)
-      return Effect.succeed({ cursor: toCursor(next), positions, end })
+      const result = writeHeld(appender, cursor, texts)
+      return Either.isRight(result) ? Effect.succeed(result.right) : Effect.zipRight(dropAppender(hold), result)
     })
   return {
     ref,
     vouches: (cursor) => vouched(fromCursor(cursor)),
+    unsafeAppendVouched: (cursor, texts) => {
+      const jc = fromCursor(cursor)
+      const appender = hold.appender
+      if (jc === undefined || appender === undefined || texts.length === 0 || !vouched(jc)) return undefined
+      return writeHeld(appender, jc, texts)
+    },
     changes: (cursor: Cursor) =>
       Effect.suspend(() => {
         const jc = fromCursor(cursor)

@@ -9,6 +9,7 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { ReadOnlySessionError } from "../../SessionError.js"
 import type { WriteError as SessionManagerWriteError } from "../../SessionManager.js"
@@ -43,16 +44,20 @@ const writeOut = (
     const write: Effect.Effect<Appended, WriteError> = core.onDisk && core.cursor !== undefined
       ? held.append(core.cursor, texts, writeOptions(core))
       : held.create(texts, writeOptions(core))
-    return Effect.uninterruptible(Effect.map(write, (result) => {
-      for (let i = 0; i < rows.length; i++) applyOwn(core, rows[i]!, result.positions[pendingCount + i]!)
-      const flushed = pendingCount === 0 ? rows : [...core.pending.map((p) => p.row), ...rows]
-      core.pending = []
-      core.onDisk = true
-      core.cursor = result.cursor
-      core.end = result.end
-      return flushed
-    }))
+    return Effect.uninterruptible(Effect.map(write, (result) => record(core, rows, result)))
   })
+
+/** Applies `rows` where the write of the pending rows and `rows` put them; gives every row written. */
+const record = (core: Core, rows: ReadonlyArray<OwnRow>, result: Appended): ReadonlyArray<OwnRow> => {
+  const pendingCount = core.pending.length
+  for (let i = 0; i < rows.length; i++) applyOwn(core, rows[i]!, result.positions[pendingCount + i]!)
+  const flushed = pendingCount === 0 ? rows : [...core.pending.map((p) => p.row), ...rows]
+  core.pending = []
+  core.onDisk = true
+  core.cursor = result.cursor
+  core.end = result.end
+  return flushed
+}
 
 /** Catches up and writes, under `held`. */
 const syncAndWrite = (core: Core, held: Held, build: (now: number) => ReadonlyArray<OwnRow>) =>
@@ -73,14 +78,14 @@ const appendVouched = (core: Core, held: Held, build: (now: number) => ReadonlyA
     const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
     if (rows.length === 0) return Effect.succeed(rows)
     const observer = Context.getOption(fiber.currentContext, TranscriptObserver)
-    const write = Effect.flatMap(
-      writeOut(core, held, rows),
-      () =>
-        Option.isNone(observer)
-          ? Effect.succeed(rows)
-          : Effect.as(notifyTo(observer.value, core, entriesOf(rows)), rows)
-    )
-    return write
+    const notified = () =>
+      Option.isNone(observer) ? Effect.succeed(rows) : Effect.as(notifyTo(observer.value, core, entriesOf(rows)), rows)
+    // the store's synchronous path (files: one write through the held descriptor), when it has one
+    const now = held.unsafeAppendVouched?.(core.cursor!, rows.map(textOf), writeOptions(core))
+    if (now === undefined) return Effect.flatMap(writeOut(core, held, rows), notified)
+    if (Either.isLeft(now)) return Effect.fail(now.left)
+    record(core, rows, now.right)
+    return notified()
   })
 
 /**
