@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import type { Entry } from "@branchlog/session-core"
+import { Entry } from "@branchlog/session-core"
 import type { ImportedSession } from "./ImportedSession.js"
 import { isObject, isoOf, SessionBuilder, str } from "./internal/builder.js"
 
@@ -34,19 +34,7 @@ export interface ConvertOptions {
 }
 
 const EPOCH = "1970-01-01T00:00:00.000Z"
-const CANONICAL = new Set([
-  "message",
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info",
-  "usage",
-  "context_edit"
-])
+const CANONICAL: ReadonlySet<string> = new Set(Entry.entryTypes)
 
 /** Converts the events of one session (in `seq` order). */
 export const convert = (rows: ReadonlyArray<EventRow>, options: ConvertOptions): ImportedSession => {
