@@ -19,7 +19,8 @@
  *
  * @since 0.1.0
  */
-import type { AgentMessage, Entry } from "@branchlog/session-core"
+import type { AgentMessage } from "@branchlog/session-core"
+import { Entry } from "@branchlog/session-core"
 import type { ImportedSession } from "./ImportedSession.js"
 import * as Anthropic from "./internal/anthropic.js"
 import { isObject, isoOf, SessionBuilder, str } from "./internal/builder.js"
@@ -216,7 +217,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
         b.keep(
           uuid,
           parentUuid,
-          (id, parentId) => ({ type: "message", id, parentId, timestamp: at, message: assistant })
+          (id, parentId) => Entry.makeMessage({ id, parentId, timestamp: at, message: assistant })
         )
         kept = uuid
       } else {
@@ -247,7 +248,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
                 isError: block.is_error === true,
                 timestamp: ms
               }
-              parts.push((id, parentId) => ({ type: "message", id, parentId, timestamp: at, message: result }))
+              parts.push((id, parentId) => Entry.makeMessage({ id, parentId, timestamp: at, message: result }))
             } else rest.push(block)
           }
         }
@@ -267,7 +268,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
             }))
           } else {
             const user: AgentMessage.UserMessage = { role: "user", content: userContent, timestamp: ms }
-            parts.push((id, parentId) => ({ type: "message", id, parentId, timestamp: at, message: user }))
+            parts.push((id, parentId) => Entry.makeMessage({ id, parentId, timestamp: at, message: user }))
           }
         }
         let parentKey = parentUuid

@@ -21,7 +21,8 @@
  *
  * @since 0.1.0
  */
-import type { AgentMessage, Entry } from "@branchlog/session-core"
+import type { AgentMessage } from "@branchlog/session-core"
+import { Entry } from "@branchlog/session-core"
 import type { ImportedSession } from "./ImportedSession.js"
 import { isObject, isoOf, num, SessionBuilder, str, zeroUsage } from "./internal/builder.js"
 import type { SourceLine } from "./internal/jsonl.js"
@@ -164,22 +165,22 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
     const p = pending
     pending = undefined
     const m = model ?? "unknown"
-    keep(p.key, (id, parentId, at) => ({
-      type: "message",
-      id,
-      parentId,
-      timestamp: at,
-      message: {
-        role: "assistant",
-        content: p.blocks,
-        api: "openai-responses",
-        provider,
-        model: m,
-        usage: p.usage,
-        stopReason: p.aborted ? "aborted" : p.blocks.some((x) => x.type === "toolCall") ? "toolUse" : "stop",
-        timestamp: Date.parse(at)
-      }
-    }), p.at)
+    keep(p.key, (id, parentId, at) =>
+      Entry.makeMessage({
+        id,
+        parentId,
+        timestamp: at,
+        message: {
+          role: "assistant",
+          content: p.blocks,
+          api: "openai-responses",
+          provider,
+          model: m,
+          usage: p.usage,
+          stopReason: p.aborted ? "aborted" : p.blocks.some((x) => x.type === "toolCall") ? "toolUse" : "stop",
+          timestamp: Date.parse(at)
+        }
+      }), p.at)
   }
   const assistant = (key: string, at: string) => {
     pending ??= { key, at, blocks: [], usage: zeroUsage(), aborted: false }
@@ -235,13 +236,13 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
             : [{ type: "text", text }, ...images.map(imageOf)]
           keep(
             key,
-            (id, parentId, at) => ({
-              type: "message",
-              id,
-              parentId,
-              timestamp: at,
-              message: { role: "user", content, timestamp: Date.parse(at) }
-            }),
+            (id, parentId, at) =>
+              Entry.makeMessage({
+                id,
+                parentId,
+                timestamp: at,
+                message: { role: "user", content, timestamp: Date.parse(at) }
+              }),
             at
           )
         } else if (p.type === "token_count") {
@@ -294,13 +295,13 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
             flush()
             keep(
               key,
-              (id, parentId, at) => ({
-                type: "message",
-                id,
-                parentId,
-                timestamp: at,
-                message: { role: "user", content: blocks, timestamp: Date.parse(at) }
-              }),
+              (id, parentId, at) =>
+                Entry.makeMessage({
+                  id,
+                  parentId,
+                  timestamp: at,
+                  message: { role: "user", content: blocks, timestamp: Date.parse(at) }
+                }),
               at
             )
           }
@@ -347,13 +348,13 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
           const toolName = toolNames.get(toolCallId) ?? "unknown"
           keep(
             key,
-            (id, parentId, at) => ({
-              type: "message",
-              id,
-              parentId,
-              timestamp: at,
-              message: { role: "toolResult", toolCallId, toolName, content, isError, timestamp: Date.parse(at) }
-            }),
+            (id, parentId, at) =>
+              Entry.makeMessage({
+                id,
+                parentId,
+                timestamp: at,
+                message: { role: "toolResult", toolCallId, toolName, content, isError, timestamp: Date.parse(at) }
+              }),
             at
           )
         } else if (t === "ghost_snapshot" || t === "compaction" || t === "compaction_summary") {
