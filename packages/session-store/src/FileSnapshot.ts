@@ -130,17 +130,29 @@ export const afterAppend = (
     tail.set(written, kept)
   }
   return {
-    snapshot: {
+    snapshot: withLazyHash({
       path,
       dev: after.dev,
       ino: after.ino,
       size: after.size,
       mtimeNs: after.mtimeNs,
-      tailHash: hashBytes(tail),
       tailLength: tail.length
-    },
+    }, tail),
     tail
   }
+}
+
+/**
+ * A snapshot whose `tailHash` is the hash of `tail`, worked out when first read (an enumerable
+ * property like any other): a writer that takes the lock for each append derives a snapshot per
+ * write, and only a later check that finds the file grown reads its hash.
+ */
+const withLazyHash = (fields: Omit<Snapshot, "tailHash">, tail: Uint8Array): Snapshot => {
+  let hash: string | undefined
+  return Object.defineProperty(fields, "tailHash", {
+    enumerable: true,
+    get: () => (hash ??= hashBytes(tail))
+  }) as Snapshot
 }
 
 /** Builds the service over the primitive backend in context. */
@@ -152,15 +164,14 @@ export const make: Effect.Effect<FileSnapshotShape, never, FileBackend> = Effect
     return backend.readTail(abs, options.tailBytes ?? DEFAULT_TAIL_BYTES, options.upTo).pipe(
       Effect.map(({ bytes, stat }) =>
         Option.some<Tailed>({
-          snapshot: {
+          snapshot: withLazyHash({
             path: abs,
             dev: stat.dev,
             ino: stat.ino,
             size: options.upTo === undefined ? stat.size : Math.min(options.upTo, stat.size),
             mtimeNs: stat.mtimeNs,
-            tailHash: hashBytes(bytes),
             tailLength: bytes.length
-          },
+          }, bytes),
           tail: bytes
         })
       ),
@@ -171,26 +182,37 @@ export const make: Effect.Effect<FileSnapshotShape, never, FileBackend> = Effect
   const capture = (path: string, options: CaptureOptions = {}) =>
     Effect.map(captureTailed(path, options), Option.map((tailed) => tailed.snapshot))
 
+  /** The tail check of a file found grown: its old window must still hash the same. */
+  const grown = (abs: string, snapshot: Snapshot) =>
+    backend.readTail(abs, snapshot.tailLength, snapshot.size).pipe(
+      Effect.map((tail): Change =>
+        tail.stat.ino !== snapshot.ino
+          ? Change.Replaced({ reason: "new-inode" })
+          : hashBytes(tail.bytes) === snapshot.tailHash
+          ? Change.Appended({ fromOffset: snapshot.size, size: tail.stat.size })
+          : Change.Replaced({ reason: "rewritten" })
+      ),
+      Effect.catchTag("FileNotFoundError", () => Effect.succeed(Change.Missing()))
+    )
+
+  // plain code around one stat (no generator: a writer that takes the lock per append runs this every time)
   const classify = (path: string, snapshot: Snapshot): Effect.Effect<Change, FileSystemError | NotRegularFileError> =>
-    Effect.gen(function*() {
+    Effect.suspend(() => {
       const abs = backend.resolve(path)
-      const current = yield* backend.stat(abs)
-      if (Option.isNone(current)) return Change.Missing()
-      const stat = current.value
-      if (stat.dev !== snapshot.dev || stat.ino !== snapshot.ino) return Change.Replaced({ reason: "new-inode" })
-      if (stat.size < snapshot.size) return Change.Replaced({ reason: "shrunk" })
-      if (stat.size === snapshot.size) {
-        return stat.mtimeNs === snapshot.mtimeNs ? Change.Unchanged() : Change.Replaced({ reason: "rewritten" })
-      }
-      const tail = yield* backend.readTail(abs, snapshot.tailLength, snapshot.size).pipe(
-        Effect.map(Option.some),
-        Effect.catchTag("FileNotFoundError", () => Effect.succeed(Option.none()))
-      )
-      if (Option.isNone(tail)) return Change.Missing()
-      if (tail.value.stat.ino !== snapshot.ino) return Change.Replaced({ reason: "new-inode" })
-      return hashBytes(tail.value.bytes) === snapshot.tailHash
-        ? Change.Appended({ fromOffset: snapshot.size, size: tail.value.stat.size })
-        : Change.Replaced({ reason: "rewritten" })
+      return Effect.flatMap(backend.stat(abs), (current): Effect.Effect<Change, FileSystemError | NotRegularFileError> => {
+        if (Option.isNone(current)) return Effect.succeed(Change.Missing())
+        const stat = current.value
+        if (stat.dev !== snapshot.dev || stat.ino !== snapshot.ino) {
+          return Effect.succeed(Change.Replaced({ reason: "new-inode" }))
+        }
+        if (stat.size < snapshot.size) return Effect.succeed(Change.Replaced({ reason: "shrunk" }))
+        if (stat.size === snapshot.size) {
+          return Effect.succeed(
+            stat.mtimeNs === snapshot.mtimeNs ? Change.Unchanged() : Change.Replaced({ reason: "rewritten" })
+          )
+        }
+        return grown(abs, snapshot)
+      })
     })
 
   return { capture, captureTailed, classify } satisfies FileSnapshotShape

@@ -12,6 +12,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
+import type * as Backend from "./internal/backend.js"
 import type { AppendOutcome, DirEntry } from "./internal/backend.js"
 import { FileBackend } from "./internal/backend.js"
 import * as Lines from "./internal/lines.js"
@@ -35,10 +36,18 @@ export type Durability = "none" | "fsync"
 /** What an append did: where its lines start, bytes written (incl. a newline prefix), the new size. */
 export type AppendResult = AppendOutcome
 
-/** Options of an append: durability (default `"none"`), whether to create a missing file (default true). */
+/** A file as a writer last verified it under the lock, ending with `\n` (dev, ino, size, mtime). */
+export type KnownEnd = Backend.KnownEnd
+
+/**
+ * Options of an append: durability (default `"none"`), whether to create a missing file (default
+ * true), and the file as the caller verified it under the lock, ending with `\n` (`known`: when
+ * the file opened for the append is still exactly that, its last byte is not read back).
+ */
 export interface AppendOptions {
   readonly durability?: Durability
   readonly create?: boolean
+  readonly known?: KnownEnd | undefined
 }
 
 /**
@@ -271,7 +280,11 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
         }))
       }
       const bytes = encoder.encode(lines.join("\n") + "\n")
-      return backend.append(abs, bytes, { fsync: options.durability === "fsync", create: options.create ?? true })
+      return backend.append(abs, bytes, {
+        fsync: options.durability === "fsync",
+        create: options.create ?? true,
+        known: options.known
+      })
     })
 
   const openAppend = (path: string, options: { readonly durability?: Durability } = {}) =>

@@ -51,6 +51,17 @@ export interface WriteHandle {
   readonly close: Effect.Effect<void>
 }
 
+/**
+ * A file as a writer last verified it under the lock, ending with `\n` there: when the file an
+ * append opens still has this identity, size and mtime, its last byte is not read back.
+ */
+export interface KnownEnd {
+  readonly dev: bigint
+  readonly ino: bigint
+  readonly size: number
+  readonly mtimeNs: bigint
+}
+
 /** The result of one append. */
 export interface AppendOutcome {
   /** Offset at which the appended lines begin (after the newline prefix, if any). */
@@ -123,7 +134,7 @@ export interface Backend {
   readonly append: (
     path: string,
     bytes: Uint8Array,
-    options: { readonly fsync: boolean; readonly create: boolean }
+    options: { readonly fsync: boolean; readonly create: boolean; readonly known?: KnownEnd | undefined }
   ) => Effect.Effect<AppendOutcome, FileNotFoundError | FileSystemError>
   /** Opens an existing file for appends (O_APPEND, no create); the caller closes the handle. */
   readonly openAppend: (path: string) => Effect.Effect<AppendHandle, FileNotFoundError | FileSystemError>

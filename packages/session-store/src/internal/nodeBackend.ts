@@ -232,10 +232,15 @@ export const make = (
             created = true
           }
           try {
-            const before = Number(fs.fstatSync(fd).size)
+            const known = options.known
+            const opened = known === undefined ? undefined : fs.fstatSync(fd, { bigint: true })
+            const before = Number(opened === undefined ? fs.fstatSync(fd).size : opened.size)
             created ||= before === 0
+            // the file as verified (same inode, size and mtime), ending with `\n`: no read-back of its last byte
+            const asKnown = opened !== undefined && opened.dev === known!.dev && opened.ino === known!.ino &&
+              before === known!.size && opened.mtimeNs === known!.mtimeNs
             let prefixedNewline = false
-            if (before > 0) {
+            if (before > 0 && !asKnown) {
               const last = readFully(fd, 1, before - 1)
               prefixedNewline = last[0] !== 0x0a
             }

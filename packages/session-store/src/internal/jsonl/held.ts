@@ -53,38 +53,65 @@ const positionsOf = (start: Position, texts: ReadonlyArray<string>, lastBytes?: 
 }
 
 /** Takes a cursor's deferred snapshot now (as of its end). */
-const settle = (env: Env, path: string, cursor: JsonlCursor) =>
-  Effect.gen(function*() {
-    if (!cursor.stale) return
-    const tailed = Option.getOrUndefined(yield* env.snapshots.captureTailed(path, { upTo: cursor.end.offset }))
+const settle = (env: Env, path: string, cursor: JsonlCursor): Effect.Effect<void, StoreFailure> =>
+  !cursor.stale ? Effect.void : Effect.map(env.snapshots.captureTailed(path, { upTo: cursor.end.offset }), (found) => {
+    const tailed = Option.getOrUndefined(found)
     cursor.snapshot = tailed?.snapshot
     cursor.tail = tailed?.tail
     cursor.stale = false
   })
 
-/** What changed in the file since `cursor` (rows appended since are read from its end). */
-export const changesOf = (env: Env, path: string, cursor: JsonlCursor) =>
+const unchanged: Changes = { _tag: "Unchanged" }
+const replaced: Changes = { _tag: "Replaced" }
+const missing: Changes = { _tag: "Missing" }
+
+/** Reads the rows appended since `cursor` (from its end, where the file's old tail still hashes the same). */
+const appendedSince = (env: Env, path: string, cursor: JsonlCursor, fromOffset: number) =>
   Effect.gen(function*() {
-    yield* settle(env, path, cursor)
-    if (cursor.snapshot === undefined) return { _tag: "Replaced" } satisfies Changes
-    const change = yield* env.snapshots.classify(path, cursor.snapshot)
+    const tail = yield* env.files.readFrom(path, fromOffset, { firstLine: cursor.end.line + 1 })
+    const rows: Array<Line.ParsedLine> = tail.lines.map((l) => OversizedLine.parse(l, path, env.files))
+    const end = { line: cursor.end.line + tail.lines.length, offset: tail.endOffset }
+    const tailed = Option.getOrUndefined(yield* env.snapshots.captureTailed(path, { upTo: tail.endOffset }))
+    const next = new JsonlCursor(tailed?.snapshot, end, false, tailed?.tail)
+    return { _tag: "Appended", rows, cursor: toCursor(next), end } satisfies Changes
+  })
+
+/** The file against a settled cursor's snapshot (plain code around the classification: this runs before every write). */
+const classified = (env: Env, path: string, cursor: JsonlCursor): Effect.Effect<Changes, StoreFailure> => {
+  const snapshot = cursor.snapshot
+  if (snapshot === undefined) return Effect.succeed(replaced)
+  return Effect.flatMap(env.snapshots.classify(path, snapshot), (change): Effect.Effect<Changes, StoreFailure> => {
     switch (change._tag) {
       case "Unchanged":
-        return { _tag: "Unchanged" } satisfies Changes
+        return Effect.succeed(unchanged)
       case "Replaced":
-        return { _tag: "Replaced" } satisfies Changes
+        return Effect.succeed(replaced)
       case "Missing":
-        return { _tag: "Missing" } satisfies Changes
-      case "Appended": {
-        const tail = yield* env.files.readFrom(path, change.fromOffset, { firstLine: cursor.end.line + 1 })
-        const rows: Array<Line.ParsedLine> = tail.lines.map((l) => OversizedLine.parse(l, path, env.files))
-        const end = { line: cursor.end.line + tail.lines.length, offset: tail.endOffset }
-        const tailed = Option.getOrUndefined(yield* env.snapshots.captureTailed(path, { upTo: tail.endOffset }))
-        const next = new JsonlCursor(tailed?.snapshot, end, false, tailed?.tail)
-        return { _tag: "Appended", rows, cursor: toCursor(next), end } satisfies Changes
-      }
+        return Effect.succeed(missing)
+      case "Appended":
+        return appendedSince(env, path, cursor, change.fromOffset)
     }
   })
+}
+
+/** What changed in the file since `cursor` (rows appended since are read from its end). */
+export const changesOf = (env: Env, path: string, cursor: JsonlCursor): Effect.Effect<Changes, StoreFailure> =>
+  cursor.stale
+    ? Effect.flatMap(settle(env, path, cursor), () => classified(env, path, cursor))
+    : Effect.suspend(() => classified(env, path, cursor))
+
+/**
+ * The file as `from` verified it, when its snapshot is current and its tail ends with `\n` (the
+ * append then skips the read-back of the last byte if the file it opens is still exactly that).
+ */
+const knownEnd = (from: JsonlCursor | undefined): FileSnapshot.Snapshot | undefined => {
+  const snapshot = from?.snapshot
+  const tail = from?.tail
+  return from === undefined || from.stale || snapshot === undefined || tail === undefined || tail.length === 0 ||
+      snapshot.size !== from.end.offset || tail[tail.length - 1] !== 0x0a
+    ? undefined
+    : snapshot
+}
 
 interface HoldState {
   /** The cursor of this hold's last write (the file ends with its `\n` there while nobody else wrote). */
@@ -172,7 +199,10 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
     options?: WriteOptions
   ) =>
     Effect.map(
-      Effect.onError(env.files.append(path, texts, durability(options)), () => dropAppender(hold)),
+      Effect.onError(
+        env.files.append(path, texts, { durability: options?.durability ?? "none", known: knownEnd(from) }),
+        () => dropAppender(hold)
+      ),
       (result): Appended => {
         const start = from === undefined ? 0 : from.end.line
         const { end, positions } = positionsOf({ line: start, offset: result.offset }, texts)

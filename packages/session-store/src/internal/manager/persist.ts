@@ -59,14 +59,13 @@ const record = (core: Core, rows: ReadonlyArray<OwnRow>, result: Appended): Read
   return flushed
 }
 
-/** Catches up and writes, under `held`. */
+/** Catches up and writes, under `held` (plain code: a writer that takes the lock per append runs this every time). */
 const syncAndWrite = (core: Core, held: Held, build: (now: number) => ReadonlyArray<OwnRow>) =>
-  Effect.gen(function*() {
-    yield* sync(core, held)
-    const rows = build(yield* Clock.currentTimeMillis)
-    const flushed = yield* writeOut(core, held, rows)
-    return { rows, flushed }
-  })
+  Effect.flatMap(sync(core, held), () =>
+    Effect.withFiberRuntime<{ rows: ReadonlyArray<OwnRow>; flushed: ReadonlyArray<OwnRow> }, WriteError>((fiber) => {
+      const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+      return Effect.map(writeOut(core, held, rows), (flushed) => ({ rows, flushed }))
+    }))
 
 /**
  * The held fast path: the hold wrote the cursor last. In one step: build the rows (time from the

@@ -5,7 +5,7 @@
  */
 import { SessionState } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
-import type { Held, StoreFailure } from "../../TranscriptStore.js"
+import type { Changes, Held, StoreFailure } from "../../TranscriptStore.js"
 import type { Core } from "./core.js"
 import { applyLine } from "./core.js"
 import { adoptKeepingLeaf, rebuild } from "./load.js"
@@ -19,28 +19,32 @@ const restoreMissing = (core: Core, held: Held) =>
     adoptKeepingLeaf(core, loaded)
   })
 
-/** Brings the state up to date with the session held by `held`. */
-export const sync = (core: Core, held: Held): Effect.Effect<void, StoreFailure> =>
-  Effect.gen(function*() {
-    // a new session: nothing to catch up with (its first write checks that nothing is there)
-    if (!core.onDisk) return
-    if (core.cursor === undefined) return yield* rebuild(core)
-    const change = yield* held.changes(core.cursor)
+/** Folds rows others appended since the cursor, keeping this manager's leaf. */
+const foldAppended = (core: Core, change: Extract<Changes, { readonly _tag: "Appended" }>): void => {
+  const saved = core.state.leafId
+  for (const row of change.rows) applyLine(core, row)
+  core.cursor = change.cursor
+  core.end = change.end
+  if (core.state.leafId !== saved) SessionState.navigate(core.state, saved)
+}
+
+/** Brings the state up to date with the session held by `held` (plain code: this runs before every write). */
+export const sync = (core: Core, held: Held): Effect.Effect<void, StoreFailure> => {
+  // a new session: nothing to catch up with (its first write checks that nothing is there)
+  if (!core.onDisk) return Effect.void
+  if (core.cursor === undefined) return rebuild(core)
+  return Effect.flatMap(held.changes(core.cursor), (change): Effect.Effect<void, StoreFailure> => {
     switch (change._tag) {
       case "Unchanged":
-        return
-      case "Appended": {
-        if (core.pending.length > 0) return yield* rebuild(core)
-        const saved = core.state.leafId
-        for (const row of change.rows) applyLine(core, row)
-        core.cursor = change.cursor
-        core.end = change.end
-        if (core.state.leafId !== saved) SessionState.navigate(core.state, saved)
-        return
-      }
+        return Effect.void
+      case "Appended":
+        if (core.pending.length > 0) return rebuild(core)
+        foldAppended(core, change)
+        return Effect.void
       case "Replaced":
-        return yield* rebuild(core)
+        return rebuild(core)
       case "Missing":
-        return yield* restoreMissing(core, held)
+        return restoreMissing(core, held)
     }
   })
+}
