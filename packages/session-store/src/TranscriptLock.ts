@@ -16,6 +16,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
@@ -206,10 +207,9 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       if (held.count > 0) return Effect.void
       registry.held.delete(held.lockPath)
       backend.unregisterHeld(held.lockPath)
-      return backend.removeLockFile(held.lockPath, held.token).pipe(
-        Effect.zipRight(FiberRef.update(registry.owned, (owned) => disowned(owned, held.lockPath))),
-        Effect.zipRight(Effect.sync(() => LockGate.leave(registry, held.lockPath)))
-      )
+      backend.removeLockFile(held.lockPath, held.token)
+      LockGate.leave(registry, held.lockPath)
+      return FiberRef.update(registry.owned, (owned) => disowned(owned, held.lockPath))
     })
 
   /** Take-over: rename the unchanged stale file to a unique name, check what we moved, then drop it. */
@@ -263,54 +263,80 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
     })
 
   /**
-   * One exclusive-create attempt (the payload written in the same step); on success the lock is
-   * registered, the fiber owns it, and the lease's release lets it go. Runs uninterruptibly.
+   * One exclusive-create attempt (the payload written in the same step), synchronous: on success
+   * the lock is registered and the lease's release lets it go (`owning` makes the fiber its owner).
    */
-  const tryCreate = (path: string, lockPath: string, options: Resolved) =>
-    Effect.withFiberRuntime<Option.Option<Lease>, FileSystemError>((fiber) => {
-      const token = randomUUID()
-      const payload: LockFile.LockPayload = {
-        pid: backend.pid,
-        hostname: backend.hostname,
-        createdAt: new Date(clockOf(fiber).unsafeCurrentTimeMillis()).toISOString(),
-        ...(starttime === undefined ? {} : { starttime }),
-        maxHoldMs: options.maxHoldMs,
-        token
-      }
-      return Effect.flatMap(backend.createLockFile(lockPath, LockFile.payloadText(payload)), (created) => {
-        if (!created) return Effect.succeed(Option.none())
-        const held: HeldLock = { lockPath, token, count: 1 }
-        registry.held.set(lockPath, held)
-        backend.registerHeld(lockPath, token)
-        return Effect.as(
-          FiberRef.update(registry.owned, (owned) => new Set(owned).add(lockPath)),
-          Option.some<Lease>({
-            handle: { path: backend.resolve(path), lockPath, token, reentrant: false },
-            release: releaseOne(held)
-          })
-        )
-      })
+  const createNow = (
+    fiber: Fiber.RuntimeFiber<unknown, unknown>,
+    path: string,
+    lockPath: string,
+    options: Resolved
+  ): Either.Either<Lease | undefined, FileSystemError> => {
+    const token = randomUUID()
+    const payload: LockFile.LockPayload = {
+      pid: backend.pid,
+      hostname: backend.hostname,
+      createdAt: new Date(clockOf(fiber).unsafeCurrentTimeMillis()).toISOString(),
+      ...(starttime === undefined ? {} : { starttime }),
+      maxHoldMs: options.maxHoldMs,
+      token
+    }
+    const created = backend.createLockFile(lockPath, LockFile.payloadText(payload))
+    if (Either.isLeft(created)) return Either.left(created.left)
+    if (!created.right) return Either.right(undefined)
+    const held: HeldLock = { lockPath, token, count: 1 }
+    registry.held.set(lockPath, held)
+    backend.registerHeld(lockPath, token)
+    return Either.right({
+      handle: { path: backend.resolve(path), lockPath, token, reentrant: false },
+      release: releaseOne(held)
     })
+  }
 
-  /** The gate, then the file: create it, or judge what is there (take a stale one over, wait on a live one). */
+  /** `createNow` as an effect (`None`: the name is taken). */
+  const tryCreate = (path: string, lockPath: string, options: Resolved) =>
+    Effect.withFiberRuntime<Option.Option<Lease>, FileSystemError>((fiber) =>
+      Either.match(createNow(fiber, path, lockPath, options), {
+        onLeft: (error) => Effect.fail(error),
+        onRight: (lease) => lease === undefined ? Effect.succeed(Option.none()) : Effect.asSome(owning(lease))
+      })
+    )
+
+  /** Makes the current fiber the owner of a lease just taken. */
+  const owning = (lease: Lease): Effect.Effect<Lease> =>
+    Effect.as(FiberRef.update(registry.owned, (owned) => new Set(owned).add(lease.handle.lockPath)), lease)
+
+  /** In the gate: create the lock file, else wait for or take over its holder (the gate is left on failure). */
+  const inGate = (
+    fiber: Fiber.RuntimeFiber<unknown, unknown>,
+    path: string,
+    lockPath: string,
+    options: Resolved,
+    deadline: number,
+    restore: LockGate.Restore
+  ): Effect.Effect<Lease, LockError> => {
+    const created = createNow(fiber, path, lockPath, options)
+    if (Either.isRight(created) && created.right !== undefined) return owning(created.right)
+    return (Either.isLeft(created) ? Effect.fail(created.left) : contended(path, lockPath, options, deadline, restore))
+      .pipe(Effect.onError(() => Effect.sync(() => LockGate.leave(registry, lockPath))))
+  }
+
+  /** The gate (at once when free: the common case takes gate and file in one step), then the file. */
   const acquireFresh = (
+    fiber: Fiber.RuntimeFiber<unknown, unknown>,
     path: string,
     lockPath: string,
     options: Resolved,
     restore: LockGate.Restore
-  ): Effect.Effect<Lease, LockError> =>
-    Effect.withFiberRuntime((fiber) => {
-      const deadline = clockOf(fiber).unsafeCurrentTimeMillis() + options.timeoutMs
-      return Effect.flatMap(LockGate.enter(registry, lockPath, options.timeoutMs, restore), (entered) => {
-        if (!entered) return timeoutError(path, lockPath, options)
-        return Effect.flatMap(tryCreate(path, lockPath, options), (created) =>
-          Option.isSome(created)
-            ? Effect.succeed(created.value)
-            : contended(path, lockPath, options, deadline, restore)).pipe(
-            Effect.onError(() => Effect.sync(() => LockGate.leave(registry, lockPath)))
-          )
-      })
-    })
+  ): Effect.Effect<Lease, LockError> => {
+    const deadline = clockOf(fiber).unsafeCurrentTimeMillis() + options.timeoutMs
+    if (LockGate.tryEnter(registry, lockPath)) return inGate(fiber, path, lockPath, options, deadline, restore)
+    return Effect.flatMap(
+      LockGate.enter(registry, lockPath, options.timeoutMs, restore),
+      (entered) =>
+        entered ? inGate(fiber, path, lockPath, options, deadline, restore) : timeoutError(path, lockPath, options)
+    )
+  }
 
   /** Someone's lock file is in the way: take it over if stale, else retry at the retry pace until the deadline. */
   const contended = (
@@ -360,7 +386,7 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
           release: releaseOne(held)
         })
       }
-      return acquireFresh(path, lockPath, resolveOptions(options), restore)
+      return acquireFresh(fiber, path, lockPath, resolveOptions(options), restore)
     })
 
   const acquire = (path: string, options?: LockOptions) =>

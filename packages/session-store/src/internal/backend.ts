@@ -141,11 +141,12 @@ export interface Backend {
   /**
    * A lock file: creates `path` exclusively (mode 0600, its folder too if missing) holding
    * `content`, in one step. `false` when something is already there (a file, a symlink, a
-   * folder); if the write fails, the half-made file is removed and the error given.
+   * folder); if the write fails, the half-made file is removed and the error given. Synchronous
+   * (never throws), like `removeLockFile`: an uncontended lock is taken and let go in one step.
    */
-  readonly createLockFile: (path: string, content: string) => Effect.Effect<boolean, FileSystemError>
+  readonly createLockFile: (path: string, content: string) => Either.Either<boolean, FileSystemError>
   /** Removes the lock file at `path` if it still holds `token` (whatever fails is ignored: it is gone or not ours). */
-  readonly removeLockFile: (path: string, token: string) => Effect.Effect<void>
+  readonly removeLockFile: (path: string, token: string) => void
   /** Creates `path` exclusively (mode 0600) and returns a handle, or fails with code EEXIST. */
   readonly createExclusive: (path: string) => Effect.Effect<WriteHandle, FileSystemError>
   readonly readFile: (path: string) => Effect.Effect<Option.Option<FileContent>, FileSystemError>

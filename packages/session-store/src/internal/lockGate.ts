@@ -15,6 +15,13 @@ import type { Gate, GateWaiter, LockRegistry } from "./backend.js"
 /** Runs an effect interruptibly again inside an uninterruptible region (`Effect.uninterruptibleMask`'s `restore`). */
 export type Restore = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
 
+/** Enters the gate of `lockPath` if it is free (`false`: someone is in it or waiting; use `enter`). */
+export const tryEnter = (registry: LockRegistry, lockPath: string): boolean => {
+  if (registry.gates.has(lockPath)) return false
+  registry.gates.set(lockPath, { busy: true, waiters: [] })
+  return true
+}
+
 /** Enters the gate of `lockPath`: at once when it is free, else in turn (`false`: timed out first). Run uninterruptibly. */
 export const enter = (
   registry: LockRegistry,

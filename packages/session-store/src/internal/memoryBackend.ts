@@ -152,21 +152,20 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
         },
         catch: orNotFound(path, "open")
       }),
-    createLockFile: (path, content) =>
-      Effect.try({
-        try: () => {
-          if (volume.exists(path) || volume.isDirectory(path)) return false
-          volume.mkdir(posix.dirname(volume.resolve(path)))
-          volume.write(volume.create(path, "create"), encoder.encode(content))
-          return true
-        },
-        catch: (e) => fsError(path, "create", e)
-      }),
-    removeLockFile: (path, token) =>
-      Effect.sync(() => {
-        const text = volume.readText(path)
-        if (text !== undefined && LockFile.tokenOfText(text) === token) volume.remove(path)
-      }),
+    createLockFile: (path, content) => {
+      try {
+        if (volume.exists(path) || volume.isDirectory(path)) return Either.right(false)
+        volume.mkdir(posix.dirname(volume.resolve(path)))
+        volume.write(volume.create(path, "create"), encoder.encode(content))
+        return Either.right(true)
+      } catch (e) {
+        return Either.left(fsError(path, "create", e))
+      }
+    },
+    removeLockFile: (path, token) => {
+      const text = volume.readText(path)
+      if (text !== undefined && LockFile.tokenOfText(text) === token) volume.remove(path)
+    },
     createExclusive: (path) =>
       Effect.try({
         try: () => {

@@ -262,9 +262,14 @@ export const make = (
         try: () => makeAppendHandle(path, fs.openSync(path, fs.constants.O_APPEND | fs.constants.O_WRONLY)),
         catch: orNotFound(path, "open")
       }),
-    createLockFile: (path, content) =>
-      Effect.try({ try: () => createLockFile(path, content), catch: (e) => fsError(path, "create", e) }),
-    removeLockFile: (path, token) => Effect.sync(() => removeLockFile(path, token)),
+    createLockFile: (path, content) => {
+      try {
+        return Either.right(createLockFile(path, content))
+      } catch (error) {
+        return Either.left(fsError(path, "create", error))
+      }
+    },
+    removeLockFile,
     createExclusive: (path) =>
       Effect.try({
         try: () => makeWriteHandle(path, fs.openSync(path, "wx", 0o600)),

@@ -3,6 +3,7 @@
  * loaded transcripts, and which cursor each file was last written to through this store (so a
  * hold that wrote last can append without re-reading the file's tail).
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as FileSnapshot from "../../FileSnapshot.js"
@@ -22,6 +23,8 @@ export interface Env {
    * one the store was built with.
    */
   readonly locks: Effect.Effect<TranscriptLockShape>
+  /** `locks`, from a fiber's context (synchronous). */
+  readonly locksIn: (context: Context.Context<never>) => TranscriptLockShape
   readonly cache: Cache
   /** The cursor of the last write through this store, by canonical file. */
   readonly lastWrite: Map<string, JsonlCursor>
@@ -38,6 +41,7 @@ export const make = (
   return {
     ...services,
     locks: Effect.map(Effect.serviceOption(TranscriptLock), Option.getOrElse(() => built)),
+    locksIn: (context) => Option.getOrElse(Context.getOption(context, TranscriptLock), () => built),
     lastWrite: new Map(),
     keyOf: (path) => {
       let key = keys.get(path)

@@ -157,8 +157,8 @@ export const exclusive = <A, E, R>(
   use: (held: Held) => Effect.Effect<A, E, R>,
   options: { readonly lock?: TranscriptLock.LockOptions } = {}
 ) =>
-  Effect.flatMap(env.locks, (locks) =>
-    locks.withLock(
+  Effect.withFiberRuntime<A, E | StoreFailure, R>((fiber) =>
+    env.locksIn(fiber.currentContext).withLock(
       ref.path,
       Effect.suspend(() => {
         const hold: HoldState = {

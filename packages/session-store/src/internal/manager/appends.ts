@@ -6,7 +6,7 @@ import type { AgentMessage } from "@branchlog/session-core"
 import { Entry, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import { AppendBatchError, ContextEditRefusedError, EntryNotFoundError } from "../../SessionError.js"
-import type { Core } from "./core.js"
+import type { Core, OwnRow } from "./core.js"
 import { isoTime, mintId, pathField } from "./core.js"
 import type { WriteError } from "./persist.js"
 import { commit, withWriteLock } from "./persist.js"
@@ -18,6 +18,12 @@ export interface Base {
   readonly timestamp: string
 }
 
+/** The build of one entry made from the base fields (under the current leaf, at `now`). */
+const one = (core: Core, make: (base: Base) => Entry.Entry) => (now: number): ReadonlyArray<OwnRow> => [{
+  _tag: "Entry",
+  entry: make({ id: mintId(core), parentId: core.state.leafId, timestamp: isoTime(now) })
+}]
+
 /** Appends one entry made from the base fields; returns it as written. */
 const appendAndReturn = <A extends Entry.Entry>(
   core: Core,
@@ -25,25 +31,21 @@ const appendAndReturn = <A extends Entry.Entry>(
   operation: string,
   assistant = false
 ): Effect.Effect<A, WriteError> =>
-  commit(
-    core,
-    (
-      now
-    ) => [{
-      _tag: "Entry",
-      entry: make({ id: mintId(core), parentId: core.state.leafId, timestamp: isoTime(now) })
-    }],
-    { assistant, operation }
-  ).pipe(Effect.map((rows) => (rows[0] as { readonly entry: A }).entry))
+  commit(core, one(core, make), { assistant, operation }).pipe(
+    Effect.map((rows) => (rows[0] as { readonly entry: A }).entry)
+  )
 
-/** Appends one entry made from the base fields; returns its id. */
+/** Appends one entry made from the base fields; returns its id (one step after the write). */
 export const appendEntry = (
   core: Core,
   make: (base: Base) => Entry.Entry,
   operation: string,
   assistant = false
 ): Effect.Effect<string, WriteError> =>
-  Effect.map(appendAndReturn(core, make, operation, assistant), (entry) => entry.id)
+  Effect.map(
+    commit(core, one(core, make), { assistant, operation }),
+    (rows) => (rows[0] as { readonly entry: Entry.Entry }).entry.id
+  )
 
 /** `appendMessage`. */
 export const appendMessage = (core: Core, message: AgentMessage.AgentMessage) =>

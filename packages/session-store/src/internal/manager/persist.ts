@@ -10,6 +10,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import { ReadOnlySessionError } from "../../SessionError.js"
 import type { WriteError as SessionManagerWriteError } from "../../SessionManager.js"
@@ -72,20 +73,24 @@ const syncAndWrite = (core: Core, held: Held, build: (now: number) => ReadonlyAr
  * fiber's `Clock`), encode them once, write them, apply them where they landed (no interruption
  * between the write and its record).
  */
-const appendVouched = (core: Core, held: Held, build: (now: number) => ReadonlyArray<OwnRow>) =>
-  Effect.withFiberRuntime<ReadonlyArray<OwnRow>, WriteError>((fiber) => {
-    const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
-    if (rows.length === 0) return Effect.succeed(rows)
-    const observer = Context.getOption(fiber.currentContext, TranscriptObserver)
-    const notified = () =>
-      Option.isNone(observer) ? Effect.succeed(rows) : Effect.as(notifyTo(observer.value, core, entriesOf(rows)), rows)
-    // the store's synchronous path (files: one write through the held descriptor), when it has one
-    const now = held.unsafeAppendVouched?.(core.cursor!, rows.map(textOf), writeOptions(core))
-    if (now === undefined) return Effect.flatMap(writeOut(core, held, rows), notified)
-    if (Either.isLeft(now)) return Effect.fail(now.left)
-    record(core, rows, now.right)
-    return notified()
-  })
+const appendVouched = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  core: Core,
+  held: Held,
+  build: (now: number) => ReadonlyArray<OwnRow>
+): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> => {
+  const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+  if (rows.length === 0) return Effect.succeed(rows)
+  const observer = Context.getOption(fiber.currentContext, TranscriptObserver)
+  const notified = () =>
+    Option.isNone(observer) ? Effect.succeed(rows) : Effect.as(notifyTo(observer.value, core, entriesOf(rows)), rows)
+  // the store's synchronous path (files: one write through the held descriptor), when it has one
+  const now = held.unsafeAppendVouched?.(core.cursor!, rows.map(textOf), writeOptions(core))
+  if (now === undefined) return Effect.flatMap(writeOut(core, held, rows), notified)
+  if (Either.isLeft(now)) return Effect.fail(now.left)
+  record(core, rows, now.right)
+  return notified()
+}
 
 /**
  * Builds rows (at `now`, after catching up) and commits them: written at once when the session
@@ -96,7 +101,7 @@ export const commit = (
   build: (now: number) => ReadonlyArray<OwnRow>,
   options: { readonly assistant?: boolean; readonly operation: string }
 ): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> =>
-  Effect.suspend((): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> => {
+  Effect.withFiberRuntime((fiber): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> => {
     if (core.readOnly) {
       return Effect.fail(new ReadOnlySessionError({ operation: options.operation, ...pathField(core) }))
     }
@@ -107,7 +112,7 @@ export const commit = (
     if (held !== undefined && held.ref === core.ref) {
       // the common case inside `withWriteLock` (e.g. one agent turn): straight to one write
       if (core.onDisk && core.pending.length === 0 && core.cursor !== undefined && held.vouches(core.cursor)) {
-        return appendVouched(core, held, build)
+        return appendVouched(fiber, core, held, build)
       }
       return Effect.flatMap(
         syncAndWrite(core, held, build),
