@@ -149,10 +149,17 @@ export const afterAppend = (
  */
 const withLazyHash = (fields: Omit<Snapshot, "tailHash">, tail: Uint8Array): Snapshot => {
   let hash: string | undefined
-  return Object.defineProperty(fields, "tailHash", {
-    enumerable: true,
-    get: () => (hash ??= hashBytes(tail))
-  }) as Snapshot
+  return {
+    path: fields.path,
+    dev: fields.dev,
+    ino: fields.ino,
+    size: fields.size,
+    mtimeNs: fields.mtimeNs,
+    get tailHash() {
+      return (hash ??= hashBytes(tail))
+    },
+    tailLength: fields.tailLength
+  }
 }
 
 /** Builds the service over the primitive backend in context. */

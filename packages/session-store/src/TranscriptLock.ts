@@ -207,7 +207,7 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       if (held.count > 0) return Effect.void
       registry.held.delete(held.lockPath)
       backend.unregisterHeld(held.lockPath)
-      backend.removeLockFile(held.lockPath, held.token)
+      backend.removeLockFile(held.lockPath, held.token, held.content)
       LockGate.leave(registry, held.lockPath)
       return FiberRef.update(registry.owned, (owned) => disowned(owned, held.lockPath))
     })
@@ -281,10 +281,11 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       maxHoldMs: options.maxHoldMs,
       token
     }
-    const created = backend.createLockFile(lockPath, LockFile.payloadText(payload))
+    const content = LockFile.payloadText(payload)
+    const created = backend.createLockFile(lockPath, content)
     if (Either.isLeft(created)) return Either.left(created.left)
     if (!created.right) return Either.right(undefined)
-    const held: HeldLock = { lockPath, token, count: 1 }
+    const held: HeldLock = { lockPath, token, content, count: 1 }
     registry.held.set(lockPath, held)
     backend.registerHeld(lockPath, token)
     return Either.right({

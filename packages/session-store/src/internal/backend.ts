@@ -145,8 +145,12 @@ export interface Backend {
    * (never throws), like `removeLockFile`: an uncontended lock is taken and let go in one step.
    */
   readonly createLockFile: (path: string, content: string) => Either.Either<boolean, FileSystemError>
-  /** Removes the lock file at `path` if it still holds `token` (whatever fails is ignored: it is gone or not ours). */
-  readonly removeLockFile: (path: string, token: string) => void
+  /**
+   * Removes the lock file at `path` if it still holds `token` (whatever fails is ignored: it is
+   * gone or not ours); `content`, the text it was created with, is compared first (unchanged, it
+   * is ours without parsing it).
+   */
+  readonly removeLockFile: (path: string, token: string, content?: string) => void
   /** Creates `path` exclusively (mode 0600) and returns a handle, or fails with code EEXIST. */
   readonly createExclusive: (path: string) => Effect.Effect<WriteHandle, FileSystemError>
   readonly readFile: (path: string) => Effect.Effect<Option.Option<FileContent>, FileSystemError>
@@ -194,6 +198,8 @@ export interface Backend {
 export interface HeldLock {
   readonly lockPath: string
   readonly token: string
+  /** The text the lock file was created with. */
+  readonly content?: string
   count: number
 }
 

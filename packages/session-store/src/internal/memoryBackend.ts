@@ -162,9 +162,9 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
         return Either.left(fsError(path, "create", e))
       }
     },
-    removeLockFile: (path, token) => {
+    removeLockFile: (path, token, content) => {
       const text = volume.readText(path)
-      if (text !== undefined && LockFile.tokenOfText(text) === token) volume.remove(path)
+      if (text !== undefined && (text === content || LockFile.tokenOfText(text) === token)) volume.remove(path)
     },
     createExclusive: (path) =>
       Effect.try({

@@ -21,6 +21,7 @@ import {
   canonicalOf,
   CLOCK_TICKS,
   kindOf,
+  memoizedResolve,
   openForRead,
   openForReadWithStat,
   readBootTime,
@@ -163,12 +164,13 @@ export const make = (
     return bootTimeS
   }
   const starttime = (pid: number) => readStarttime(readProc, pid)
+  const resolve = memoizedResolve()
   const backend: Backend = {
-    resolve: (path) => nodePath.resolve(path),
+    resolve,
     dirname: (path) => nodePath.dirname(path),
     basename: (path) => nodePath.basename(path),
     join: (dir, name) => nodePath.join(dir, name),
-    canonical: canonicalOf,
+    canonical: (path) => canonicalOf(path, resolve),
     stat: (path) =>
       Effect.try({
         try: () => {

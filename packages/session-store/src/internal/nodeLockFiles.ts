@@ -117,9 +117,12 @@ export const createLockFile = (path: string, content: string): boolean => {
     }
   }
   try {
-    const bytes = Buffer.from(content)
-    let written = 0
-    while (written < bytes.length) written += fs.writeSync(fd, bytes, written, bytes.length - written)
+    // one write of the text as UTF-8 (no Buffer of it); the rest if that write came back short
+    const written = fs.writeSync(fd, content)
+    if (written < Buffer.byteLength(content)) {
+      const bytes = Buffer.from(content)
+      for (let at = written; at < bytes.length;) at += fs.writeSync(fd, bytes, at, bytes.length - at)
+    }
   } catch (error) {
     fs.closeSync(fd)
     try {
@@ -134,9 +137,10 @@ export const createLockFile = (path: string, content: string): boolean => {
 }
 
 /** Removes the lock file at `path` if it still holds `token`. */
-export const removeLockFile = (path: string, token: string): void => {
+export const removeLockFile = (path: string, token: string, content?: string): void => {
   try {
-    if (LockFile.tokenOfText(readSmall(path)) === token) fs.unlinkSync(path)
+    const text = readSmall(path)
+    if (text === content || LockFile.tokenOfText(text) === token) fs.unlinkSync(path)
   } catch {
     // gone, or not readable: not ours to remove
   }

@@ -31,8 +31,8 @@ export const kindOf = (st: fs.Stats | fs.BigIntStats): PathKind =>
  * not exist yet keeps its base name under its folder's real path; a dangling symlink gives the
  * path it points to (so writing through it creates the target, not a second file).
  */
-export const canonicalOf = (path: string): string => {
-  let current = nodePath.resolve(path)
+export const canonicalOf = (path: string, resolve: (path: string) => string = nodePath.resolve): string => {
+  let current = resolve(path)
   for (let hops = 0; hops < 40; hops++) {
     try {
       // realpath(3): one call, not an lstat per folder from JavaScript (the lock takes it per write)
@@ -53,6 +53,26 @@ export const canonicalOf = (path: string): string => {
     current = nodePath.resolve(nodePath.dirname(current), target)
   }
   return current
+}
+
+/**
+ * `path.resolve`, remembered for absolute POSIX paths (their resolution does not depend on the
+ * working folder; on Windows a rooted path still depends on the current drive): the lock, the
+ * snapshot and the append each resolve the session's path on every write.
+ */
+export const memoizedResolve = (limit = 4096): ((path: string) => string) => {
+  const resolved = new Map<string, string>()
+  const posix = nodePath.sep === "/"
+  return (path) => {
+    if (!posix || !nodePath.isAbsolute(path)) return nodePath.resolve(path)
+    let abs = resolved.get(path)
+    if (abs === undefined) {
+      abs = nodePath.resolve(path)
+      if (resolved.size >= limit) resolved.clear()
+      resolved.set(path, abs)
+    }
+    return abs
+  }
 }
 
 /** Clock ticks per second of /proc/<pid>/stat's start time. */
