@@ -398,9 +398,14 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       )
     )
 
+  // already uninterruptible here: the release follows the effect's exit directly (no second mask)
   const withLock = <A, E, R>(path: string, effect: Effect.Effect<A, E, R>, options?: LockOptions) =>
     Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(lease(path, options, restore), (taken) => Effect.ensuring(restore(effect), taken.release))
+      Effect.flatMap(lease(path, options, restore), (taken) =>
+        Effect.matchCauseEffect(restore(effect), {
+          onFailure: (cause) => Effect.zipRight(taken.release, Effect.failCause(cause)),
+          onSuccess: (a) => Effect.as(taken.release, a)
+        }))
     )
 
   const inspect = (path: string, options?: LockOptions) =>

@@ -124,15 +124,16 @@ interface HoldState {
   failed: TranscriptFile.Appender | undefined
 }
 
-const dropAppender = (hold: HoldState): Effect.Effect<void> =>
-  Effect.suspend(() => {
-    const appender = hold.appender
-    const failed = hold.failed
-    hold.appender = undefined
-    hold.failed = undefined
-    const close = appender === undefined ? Effect.void : appender.close
-    return failed === undefined ? close : Effect.zipRight(failed.close, close)
-  })
+/** Closes the held descriptors, if any (called when the effect is about to run: nothing to close is no step). */
+const dropAppender = (hold: HoldState): Effect.Effect<void> => {
+  const appender = hold.appender
+  const failed = hold.failed
+  if (appender === undefined && failed === undefined) return Effect.void
+  hold.appender = undefined
+  hold.failed = undefined
+  const close = appender === undefined ? Effect.void : appender.close
+  return failed === undefined ? close : Effect.zipRight(failed.close, close)
+}
 
 /** Closes the held descriptor and takes the deferred snapshot of the hold's last write (before the lock is let go). */
 const release = (env: Env, path: string, hold: HoldState): Effect.Effect<void> => {
@@ -147,7 +148,10 @@ const release = (env: Env, path: string, hold: HoldState): Effect.Effect<void> =
         })
       )
     )
-  return hold.appender === undefined ? settled : Effect.zipRight(dropAppender(hold), settled)
+  // a descriptor whose write failed is closed here too, if nothing dropped it since
+  return hold.appender === undefined && hold.failed === undefined
+    ? settled
+    : Effect.zipRight(dropAppender(hold), settled)
 }
 
 /** Runs `use` holding the transcript lock of `path`, with a JSONL `Held`. */
@@ -276,19 +280,18 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
         const jc = fromCursor(cursor)
         if (jc === undefined) return Effect.succeed<Changes>({ _tag: "Replaced" })
         if (vouched(jc)) return Effect.succeed<Changes>({ _tag: "Unchanged" })
-        return Effect.zipRight(dropAppender(hold), changesOf(env, path, jc)).pipe(
-          Effect.tap((change) =>
-            Effect.sync(() => {
-              const seen = change._tag === "Unchanged"
-                ? jc
-                : change._tag === "Appended"
-                ? fromCursor(change.cursor)
-                : undefined
-              hold.verified = seen
-              hold.verifiedLast = env.lastWrite.get(key)
-            })
-          )
-        )
+        const checked = Effect.map(changesOf(env, path, jc), (change) => {
+          hold.verified = change._tag === "Unchanged"
+            ? jc
+            : change._tag === "Appended"
+            ? fromCursor(change.cursor)
+            : undefined
+          hold.verifiedLast = env.lastWrite.get(key)
+          return change
+        })
+        return hold.appender === undefined && hold.failed === undefined
+          ? checked
+          : Effect.zipRight(dropAppender(hold), checked)
       }),
     create: (texts, options) =>
       Effect.gen(function*() {

@@ -3,6 +3,7 @@
  * one call per entry; its failures are logged, never propagated into the write.
  */
 import type { Entry } from "@branchlog/session-core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as SessionRef from "../../SessionRef.js"
@@ -24,11 +25,11 @@ export const notifyTo = (observer: TranscriptObserverShape, core: Core, entries:
 }
 
 /** Calls the observer in context, if any, for each entry. */
-export const notify = (core: Core, entries: ReadonlyArray<Entry.Entry>) =>
-  entries.length === 0 ? Effect.void : Effect.flatMap(
-    Effect.serviceOption(TranscriptObserver),
-    (observer) => Option.isNone(observer) ? Effect.void : notifyTo(observer.value, core, entries)
-  )
+export const notify = (core: Core, entries: ReadonlyArray<Entry.Entry>): Effect.Effect<void> =>
+  entries.length === 0 ? Effect.void : Effect.withFiberRuntime((fiber) => {
+    const observer = Context.getOption(fiber.currentContext, TranscriptObserver)
+    return Option.isNone(observer) ? Effect.void : notifyTo(observer.value, core, entries)
+  })
 
 /** The entries among written rows. */
 export const entriesOf = (rows: ReadonlyArray<{ readonly _tag: string; readonly entry?: Entry.Entry }>) => {

@@ -36,17 +36,19 @@ const writeOut = (
   core: Core,
   held: Held,
   rows: ReadonlyArray<OwnRow>
-): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> =>
-  Effect.suspend(() => {
-    const own = rows.map(textOf)
-    const pendingCount = core.pending.length
-    const texts = pendingCount === 0 ? own : [...core.pending.map((p) => p.text), ...own]
-    if (texts.length === 0) return Effect.succeed<ReadonlyArray<OwnRow>>([])
-    const write: Effect.Effect<Appended, WriteError> = core.onDisk && core.cursor !== undefined
-      ? held.append(core.cursor, texts, writeOptions(core))
-      : held.create(texts, writeOptions(core))
-    return Effect.uninterruptible(Effect.map(write, (result) => record(core, rows, result)))
-  })
+): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> => Effect.suspend(() => writeNow(core, held, rows))
+
+/** `writeOut`, from the state as it is now. */
+const writeNow = (core: Core, held: Held, rows: ReadonlyArray<OwnRow>): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> => {
+  const own = rows.map(textOf)
+  const pendingCount = core.pending.length
+  const texts = pendingCount === 0 ? own : [...core.pending.map((p) => p.text), ...own]
+  if (texts.length === 0) return Effect.succeed<ReadonlyArray<OwnRow>>([])
+  const write: Effect.Effect<Appended, WriteError> = core.onDisk && core.cursor !== undefined
+    ? held.append(core.cursor, texts, writeOptions(core))
+    : held.create(texts, writeOptions(core))
+  return Effect.uninterruptible(Effect.map(write, (result) => record(core, rows, result)))
+}
 
 /** Applies `rows` where the write of the pending rows and `rows` put them; gives every row written. */
 const record = (core: Core, rows: ReadonlyArray<OwnRow>, result: Appended): ReadonlyArray<OwnRow> => {
@@ -65,7 +67,7 @@ const syncAndWrite = (core: Core, held: Held, build: (now: number) => ReadonlyAr
   Effect.flatMap(sync(core, held), () =>
     Effect.withFiberRuntime<{ rows: ReadonlyArray<OwnRow>; flushed: ReadonlyArray<OwnRow> }, WriteError>((fiber) => {
       const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
-      return Effect.map(writeOut(core, held, rows), (flushed) => ({ rows, flushed }))
+      return Effect.map(writeNow(core, held, rows), (flushed) => ({ rows, flushed }))
     }))
 
 /**
