@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import { createHash } from "node:crypto"
 import { FileBackend } from "./internal/backend.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
+import * as TailWindow from "./internal/tailWindow.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
 import type { FileSystemError, NotRegularFileError } from "./StoreError.js"
@@ -100,35 +101,28 @@ export interface StatAfterWrite {
 
 /**
  * The snapshot of a file after `written` was appended at its end, without reading it back: the
- * hashed window is the last bytes of `before`'s tail and `written` (`before` `undefined`: the file
- * was empty). `undefined` unless `after` proves that the write landed right at `before`'s end of
- * the same file and nothing else did (same dev and inode, size grown by exactly `written`), and
- * unless `before`'s tail covers its whole window; the caller then captures the file instead.
+ * hashed window is the last bytes of `before`'s tail and `written` (a string: its UTF-8 bytes;
+ * `before` `undefined`: the file was empty). `undefined` unless `after` proves that the write
+ * landed right at `before`'s end of the same file and nothing else did (same dev and inode, size
+ * grown by exactly `written`), and unless `before`'s tail covers its whole window; the caller then
+ * captures the file instead.
  */
 export const afterAppend = (
   path: string,
   before: Tailed | undefined,
-  written: Uint8Array,
+  written: Uint8Array | string,
   after: StatAfterWrite,
   tailBytes: number = DEFAULT_TAIL_BYTES
 ): Tailed | undefined => {
   const sizeBefore = before === undefined ? 0 : before.snapshot.size
-  if (after.size !== sizeBefore + written.length) return undefined
+  const length = TailWindow.lengthOf(written)
+  if (after.size !== sizeBefore + length) return undefined
   if (before !== undefined) {
     const s = before.snapshot
     if (after.dev !== s.dev || after.ino !== s.ino) return undefined
     if (s.tailLength !== before.tail.length || s.tailLength !== Math.min(tailBytes, s.size)) return undefined
   }
-  const want = Math.min(tailBytes, after.size)
-  let tail: Uint8Array
-  if (written.length >= want) tail = written.subarray(written.length - want)
-  else {
-    const kept = want - written.length
-    const previous = before!.tail
-    tail = new Uint8Array(want)
-    tail.set(previous.subarray(previous.length - kept), 0)
-    tail.set(written, kept)
-  }
+  const tail = TailWindow.extend(before?.tail, written, length, Math.min(tailBytes, after.size))
   return {
     snapshot: withLazyHash({
       path,

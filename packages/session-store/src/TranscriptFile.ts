@@ -188,8 +188,6 @@ export class TranscriptFile extends Context.Tag("@branchlog/session-store/Transc
   TranscriptFileShape
 >() {}
 
-const encoder = new TextEncoder()
-
 /**
  * Options of the service: the ceiling of a line (default `$BRANCHLOG_MAX_LINE_BYTES`, else
  * {@link DEFAULT_MAX_LINE_BYTES}; never above it).
@@ -279,7 +277,8 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
           return { offset: size, bytesWritten: 0, prefixedNewline: false, size }
         }))
       }
-      const bytes = encoder.encode(lines.join("\n") + "\n")
+      // Buffer.from: small texts go to Node's pool (a typed array of its own costs an allocation outside the heap)
+      const bytes = Buffer.from(lines.length === 1 ? lines[0]! + "\n" : lines.join("\n") + "\n")
       return backend.append(abs, bytes, {
         fsync: options.durability === "fsync",
         create: options.create ?? true,

@@ -32,8 +32,6 @@ import { fromCursor, JsonlCursor, toCursor } from "./cursor.js"
 import type { Env } from "./env.js"
 import { nothing, reload } from "./load.js"
 
-const encoder = new TextEncoder()
-
 /** The position after a line of `text` at `position`: its UTF-8 bytes plus the newline. */
 export const positionAfter = (position: Position, text: string): Position => ({
   line: position.line + 1,
@@ -234,7 +232,7 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
       before = { snapshot, tail }
     }
     const text = texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n"
-    const written = encoder.encode(result.prefixedNewline ? "\n" + text : text)
+    const written = result.prefixedNewline ? "\n" + text : text
     return FileSnapshot.afterAppend(before?.snapshot.path ?? env.files.resolve(path), before, written, result.stat)
   }
   /** One synchronous write through the held descriptor, after the cursor this hold wrote last. */
