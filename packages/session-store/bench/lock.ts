@@ -5,18 +5,23 @@
  * - the lock file's syscalls alone, in plain node:fs (realpath, exclusive create + write + close,
  *   read back + unlink): what no implementation of this lock can go below;
  * - `TranscriptLock.withLock(path, Effect.void)`, wall and CPU time (user + system) per lock;
- * - the syscalls of one append that takes the lock (the lock's, the snapshot check, the append
- *   and the snapshot after it), in plain node:fs: the floor of "append, each taking the lock".
+ * - the syscalls of one append that takes the lock, as `SessionManager` makes them (the lock's,
+ *   the snapshot check, the append with the stat after it, the lock's release), in plain node:fs:
+ *   the floor of "append, each taking the lock";
+ * - `SessionManager.appendMessage` outside `withWriteLock` (each append takes the lock), wall and
+ *   CPU time per append, beside `appendFileSync` of a line of the same size and beside that floor.
  *
  * Run with `node --conditions=@branchlog/source --import tsx bench/lock.ts` (N=… for more rounds).
  * Timings on shared machines are noisy: figures, not a gate; the CPU time moves less with load.
  */
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { createHash, randomUUID } from "node:crypto"
+import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import * as SessionManager from "../src/SessionManager.js"
+import * as SessionStore from "../src/SessionStore.js"
 import * as TranscriptLock from "../src/TranscriptLock.js"
 
 const runtime = ManagedRuntime.make(TranscriptLock.layer)
@@ -57,28 +62,41 @@ const rawLock = () => {
 }
 
 const rawLockedAppend = () => {
-  rawLock()
-  // the snapshot check, the append (last byte read back, one write, the size after) and the snapshot after it
+  // the lock: the transcript's real path, the lock file created with its payload
+  fs.realpathSync.native(file)
+  const lock = fs.openSync(lockPath, "wx", 0o600)
+  fs.writeSync(lock, payload())
+  fs.closeSync(lock)
+  // the snapshot check, then the append: open, fstat (the file as verified: no read-back of its
+  // last byte), one write, the fstat the next snapshot is worked out from
   fs.statSync(file, { bigint: true })
   const fd = fs.openSync(file, fs.constants.O_APPEND | fs.constants.O_RDWR)
-  const size = fs.fstatSync(fd).size
-  fs.readSync(fd, Buffer.alloc(1), 0, 1, size - 1)
+  fs.fstatSync(fd, { bigint: true })
   fs.writeSync(fd, line)
-  fs.fstatSync(fd)
+  fs.fstatSync(fd, { bigint: true })
   fs.closeSync(fd)
-  fs.statSync(file)
-  const read = fs.openSync(file, "r")
-  const st = fs.fstatSync(read)
-  const tail = Buffer.alloc(Math.min(4096, st.size))
-  fs.readSync(read, tail, 0, tail.length, st.size - tail.length)
+  // the release: read the lock file back, remove it if it is still ours
+  const read = fs.openSync(lockPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
+  fs.readSync(read, Buffer.allocUnsafe(1024), 0, 1024, 0)
   fs.closeSync(read)
-  createHash("sha256").update(tail).digest("hex")
+  fs.unlinkSync(lockPath)
 }
 
 const withLock = () =>
   runtime.runPromise(Effect.gen(function*() {
     const locks = yield* TranscriptLock.TranscriptLock
     for (let i = 0; i < n; i++) yield* locks.withLock(file, Effect.void)
+  }))
+
+// appends that each take the lock, through SessionManager (entries of about the baseline's 300 bytes)
+const managers = ManagedRuntime.make(SessionStore.layerNode)
+const message = { role: "user", content: "x".repeat(200), timestamp: 1_777_000_000_000 } as const
+const session = await managers.runPromise(
+  SessionManager.create("/bench", path.join(root, "sessions"), { eagerFlush: true })
+)
+const lockedAppends = () =>
+  managers.runPromise(Effect.gen(function*() {
+    for (let i = 0; i < n; i++) yield* session.appendMessage(message)
   }))
 
 const us = (x: number) => `${x.toFixed(1)} µs`
@@ -94,14 +112,21 @@ for (let round = 0; round < 3; round++) {
   const floor = await time(() => {
     for (let i = 0; i < n; i++) rawLockedAppend()
   })
+  const appends = await time(lockedAppends)
   console.log(
     [
       `appendFileSync ${us(bare.wall)}`,
       `lock syscalls alone ${us(raw.wall)} (${(raw.wall / bare.wall).toFixed(1)}×)`,
       `withLock ${us(ours.wall)} (${(ours.wall / bare.wall).toFixed(1)}×; CPU ${us(ours.cpu)} vs ${us(raw.cpu)} raw)`,
-      `syscalls of a locked append ${us(floor.wall)} (${(floor.wall / bare.wall).toFixed(1)}×)`
+      `syscalls of a locked append ${us(floor.wall)} (${(floor.wall / bare.wall).toFixed(1)}×)`,
+      `SessionManager append, each taking the lock ${us(appends.wall)} (${(appends.wall / bare.wall).toFixed(1)}×, ${
+        (appends.wall / floor.wall).toFixed(2)
+      }× the syscalls; CPU ${us(appends.cpu)} vs ${us(floor.cpu)})`
     ].join(" | ")
   )
 }
+const written = fs.readFileSync(session.getSessionFile()!, "utf8").split("\n")
+console.log(`(an entry line is ${Buffer.byteLength(written[written.length - 2]!) + 1} bytes, the baseline's ${line.length})`)
+await managers.dispose()
 await runtime.dispose()
 fs.rmSync(root, { recursive: true, force: true })
