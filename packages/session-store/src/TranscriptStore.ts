@@ -20,6 +20,7 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
 import type * as SessionCatalog from "./SessionCatalog.js"
 import type { SessionFileConflictError } from "./SessionError.js"
 import type * as SessionRef from "./SessionRef.js"
@@ -240,6 +241,30 @@ export interface ListQuery {
   readonly agentDir?: string
 }
 
+/** A text search over the messages of a store's sessions. */
+export interface SearchQuery {
+  /** The words to find (the store's own query syntax: FTS5 for SQLite, `websearch_to_tsquery` for PostgreSQL). */
+  readonly text: string
+  /** The location searched (files: a folder, SQL: the database); absent: every session the store holds. */
+  readonly location?: string
+  /** At most this many hits, best first (default 20). */
+  readonly limit?: number
+}
+
+/** One message found by a search. */
+export interface SearchHit {
+  readonly ref: SessionRef.SessionRef
+  /** The id of the message entry. */
+  readonly entryId: string
+  /** The message's role (`user`, `assistant`, `toolResult`, …). */
+  readonly role: string
+  readonly timestamp: string | undefined
+  /** A short excerpt around the match, the matched words between `[` and `]`. */
+  readonly snippet: string
+  /** Higher is better; comparable only within one search. */
+  readonly score: number
+}
+
 /** The service. */
 export interface TranscriptStoreShape {
   /** The backend's name (`jsonl`, `memory`, `sqlite`, …). */
@@ -270,6 +295,14 @@ export interface TranscriptStoreShape {
   readonly mostRecent: (location: string) => Effect.Effect<Option.Option<SessionRef.SessionRef>>
   /** Removes a session (its rows; a file store leaves its backups). */
   readonly remove: (ref: SessionRef.SessionRef) => Effect.Effect<void, StoreFailure | SessionNotFoundError>
+  /** Optional: finds messages by text, best first (a store without an index of message text leaves it out). */
+  readonly search?: (query: SearchQuery) => Effect.Effect<ReadonlyArray<SearchHit>, StoreFailure>
+  /**
+   * Optional: a signal each time the session may have changed (SQL: a notification per commit; a
+   * follower then asks `changes` with its cursor, so a missed or doubled signal loses nothing). A
+   * store without it is followed by polling.
+   */
+  readonly watch?: (ref: SessionRef.SessionRef) => Stream.Stream<void, StoreFailure>
 }
 
 /** The TranscriptStore service tag. */
