@@ -185,6 +185,12 @@ export interface Appended {
 export interface WriteOptions {
   /** `"fsync"`: durable before it returns (default `"none"`). */
   readonly durability?: "none" | "fsync"
+  /**
+   * The last row written ends without a newline (an exact copy of a session whose last line was
+   * torn, `report.tornTail`): a store that can keep that (a row store's flag) does, and clears it on
+   * the next append; the others ignore it.
+   */
+  readonly tornTail?: boolean
 }
 
 /** A session held exclusively (against every writer of every process or host the store serves). */
