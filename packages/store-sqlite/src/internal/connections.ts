@@ -64,6 +64,7 @@ export const make = (options: { readonly busyTimeoutMs: number }): Effect.Effect
           for (let tries = 0;; tries++) {
             const version = yield* attempt(path, "open", () => Schema.versionOf(db.handle))
             if (version > Schema.LATEST) return yield* tooNew(path, version)
+            if (tries === 0) yield* attempt(path, "open", () => db.configure())
             if (version === Schema.LATEST) return db.ready()
             if (tries >= 50) {
               return yield* new FileSystemError({

@@ -76,10 +76,13 @@ export class Db {
 
   constructor(readonly path: string, readonly readOnly: boolean, busyTimeoutMs: number) {
     this.handle = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: busyTimeoutMs })
-    if (!readOnly) {
-      this.handle.pragma("journal_mode = WAL")
-      this.handle.pragma("synchronous = NORMAL")
-    }
+  }
+
+  /** WAL and `synchronous=NORMAL` (a writable connection, once its schema version was checked). */
+  configure(): this {
+    this.handle.pragma("journal_mode = WAL")
+    this.handle.pragma("synchronous = NORMAL")
+    return this
   }
 
   /** Prepares the statements (once the schema exists). */
