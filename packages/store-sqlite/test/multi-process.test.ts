@@ -19,7 +19,7 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 const here = path.dirname(fileURLToPath(import.meta.url))
 const writer = path.join(here, "fixtures", "writer-child.ts")
 
-const run = <A, E>(effect: Effect.Effect<A, E, SessionManager.Requirements>) =>
+const run = <A, E>(effect: Effect.Effect<A, E, SessionManager.StoreRequirement>) =>
   Effect.runPromise(effect.pipe(Effect.provide(SqliteStore.layer())))
 
 /** Creates sessions `ids` in `db`, each with one user message; returns that message's id per session. */
