@@ -40,7 +40,7 @@ import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import * as nodePath from "node:path"
 import * as Connections from "./internal/connections.js"
-import type { Db, SessionRow } from "./internal/database.js"
+import type { Db, Listed, SessionRow } from "./internal/database.js"
 import { withHold } from "./internal/holds.js"
 
 /** The location prefix this store serves. */
@@ -62,7 +62,7 @@ export const databaseOf = (location: string): string =>
 /** A session reference of this store. */
 export const ref = (path: string, id: string): SessionRef.SqliteRef => ({ _tag: "Sqlite", path: databaseOf(path), id })
 
-const summaryOf = (path: string, row: SessionRow): SessionSummary => {
+const summaryOf = (path: string, row: Listed): SessionSummary => {
   const sessionRef = ref(path, row.id)
   const created = row.created_ms ?? row.modified_ms
   return {
@@ -120,7 +120,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
             return { _tag: "Replaced" }
           }
           if (seen.seq === session.seq) return { _tag: "Unchanged" }
-          const texts = db.textsAfter(sessionId, seen.seq)
+          const texts = db.rowsAfter(session.sid, seen.seq)
           const rows = texts.map((text, i) => Line.parse(text, seen.seq + i + 1, seen.seq + i))
           const seq = seen.seq + texts.length
           return { _tag: "Appended", rows, cursor: cursorOf(key, session.generation, seq), end: StoreRows.end(seq) }

@@ -13,6 +13,8 @@ import * as Summary from "./summary.js"
 
 /** A row of the `sessions` table. */
 export interface SessionRow extends Summary.Summary {
+  /** The session's number: its rows' keys are `sid << 32 | seq`. */
+  readonly sid: number
   readonly id: string
   readonly generation: number
   /** The number of rows (the last row's sequence number). */
@@ -28,6 +30,22 @@ export interface Snapshot {
   readonly session: SessionRow
   readonly texts: Array<string>
 }
+
+/** What a listing reads of a session. */
+export type Listed = Pick<
+  SessionRow,
+  | "id"
+  | "header_id"
+  | "cwd"
+  | "name"
+  | "parent_session"
+  | "created_ms"
+  | "modified_ms"
+  | "last_activity_ms"
+  | "message_count"
+  | "first_message"
+  | "all_text"
+>
 
 /** The outcome of a write of rows. */
 export type WriteResult =
@@ -101,16 +119,22 @@ export class Db {
     return this.st.session.get(id) as SessionRow | undefined
   }
 
-  /** The texts of the rows after sequence `after`, in order. */
+  /** The texts of the rows of session `id` after sequence `after`, in order. */
   textsAfter(id: string, after: number): Array<string> {
-    return this.st.textsAfter.all(id, after) as Array<string>
+    const session = this.session(id)
+    return session === undefined ? [] : this.rowsAfter(session.sid, after)
+  }
+
+  /** The texts of the rows of session number `sid` after sequence `after`, in order. */
+  rowsAfter(sid: number, after: number): Array<string> {
+    return this.st.textsAfter.all(sid, after, sid) as Array<string>
   }
 
   /** The session and all its rows in one read transaction (no write lock). */
   snapshot(id: string): Snapshot | undefined {
     return this.handle.transaction(() => {
       const session = this.session(id)
-      return session === undefined ? undefined : { session, texts: this.textsAfter(id, 0) }
+      return session === undefined ? undefined : { session, texts: this.rowsAfter(session.sid, 0) }
     })()
   }
 
@@ -144,8 +168,9 @@ export class Db {
         const summary: Summary.Summary = current === undefined || current.seq === 0 ? Summary.empty() : { ...current }
         const generation = current?.generation ?? 1
         const from = current?.seq ?? 0
-        const seq = this.insertRows(id, from, texts, summary)
-        this.saveSession(id, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
+        const sid = current?.sid ?? this.newSession(id, options.nowMs)
+        const seq = this.insertRows(sid, id, from, texts, summary)
+        this.saveSession(sid, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
         return { _tag: "Written", generation, from, seq }
       }).immediate())
   }
@@ -168,7 +193,7 @@ export class Db {
       let backup: string | undefined
       if (current !== undefined && current.seq > 0 && options.backup !== undefined) {
         backup = options.backup.name(current.generation)
-        const old = this.textsAfter(id, 0)
+        const old = this.rowsAfter(current.sid, 0)
         this.st.insertBackup.run(
           backup,
           id,
@@ -179,11 +204,12 @@ export class Db {
           JSON.stringify(old)
         )
       }
-      this.deleteRows(id)
+      if (current !== undefined) this.deleteRows(current.sid)
       const generation = (current?.generation ?? 0) + 1
       const summary = Summary.empty()
-      const seq = this.insertRows(id, 0, texts, summary)
-      this.saveSession(id, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
+      const sid = current?.sid ?? this.newSession(id, options.nowMs)
+      const seq = this.insertRows(sid, id, 0, texts, summary)
+      this.saveSession(sid, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
       return { generation, backup }
     }).immediate()
   }
@@ -191,16 +217,17 @@ export class Db {
   /** Removes a session's rows and its summary (backups stay); `false` when there was none. */
   remove(id: string): boolean {
     return this.handle.transaction(() => {
-      if (this.session(id) === undefined) return false
-      this.deleteRows(id)
-      this.st.deleteSession.run(id)
+      const current = this.session(id)
+      if (current === undefined) return false
+      this.deleteRows(current.sid)
+      this.st.deleteSession.run(current.sid)
       return true
     }).immediate()
   }
 
   /** Every session whose first row is a header, newest first (by last activity, else creation, else write). */
-  list(): Array<SessionRow> {
-    return this.st.list.all() as Array<SessionRow>
+  list(): Array<Listed> {
+    return this.st.list.all() as Array<Listed>
   }
 
   /** The session written last (whose first row is a header). */
@@ -259,75 +286,84 @@ export class Db {
     }
   }
 
-  private insertRows(id: string, from: number, texts: ReadonlyArray<string>, summary: Summary.Summary): number {
+  private newSession(id: string, nowMs: number): number {
+    return Number(this.st.newSession.run(id, nowMs).lastInsertRowid)
+  }
+
+  private insertRows(
+    sid: number,
+    id: string,
+    from: number,
+    texts: ReadonlyArray<string>,
+    summary: Summary.Summary
+  ): number {
     let seq = from
     for (const text of texts) {
       seq += 1
       const line = Line.parse(text, seq, seq - 1)
       const [rowId, parentId, type, timestamp] = Summary.columnsOf(line)
-      const info = this.st.insertRow.run(id, seq, rowId, parentId, type, timestamp, text)
+      this.st.insertRow.run(sid, seq, sid, seq, rowId, parentId, type, timestamp, text)
       const found = Summary.searchable(line)
-      if (found !== undefined) {
-        this.st.insertFts.run(info.lastInsertRowid, found.text, id, rowId, found.role, timestamp)
-      }
+      if (found !== undefined) this.st.insertFts.run(sid, seq, found.text, id, rowId, found.role, timestamp)
       Summary.push(summary, line)
     }
     return seq
   }
 
-  private deleteRows(id: string): void {
-    this.st.deleteFts.run(id)
-    this.st.deleteRows.run(id)
+  private deleteRows(sid: number): void {
+    this.st.deleteFts.run(sid, sid)
+    this.st.deleteRows.run(sid, sid)
   }
 
   private saveSession(
-    id: string,
+    sid: number,
     generation: number,
     seq: number,
     torn: boolean,
     summary: Summary.Summary,
     nowMs: number
   ): void {
-    this.st.saveSession.run({
-      id,
-      generation,
-      seq,
-      torn: torn ? 1 : 0,
-      modified_ms: nowMs,
-      ...Object.fromEntries(SUMMARY_COLUMNS.map((c) => [c, summary[c]]))
-    })
+    const values: Array<unknown> = [generation, seq, torn ? 1 : 0, nowMs]
+    for (const column of SUMMARY_COLUMNS) values.push(summary[column])
+    values.push(summary.last_activity_ms ?? summary.created_ms ?? nowMs, sid)
+    this.st.saveSession.run(...values)
   }
 }
 
+/** A row's key: the session's number in the high 32 bits, its sequence number in the low ones. */
+const KEY = (sid: string, seq: string) => `((${sid} << 32) + ${seq})`
+
 const prepare = (db: Database.Database) => ({
   session: db.prepare("SELECT * FROM sessions WHERE id = ?"),
-  textsAfter: db.prepare("SELECT text FROM rows WHERE session = ? AND seq > ? ORDER BY seq").pluck(),
+  textsAfter: db.prepare(
+    `SELECT text FROM rows WHERE rowid > ${KEY("?", "?")} AND rowid <= ${KEY("?", "4294967295")} ORDER BY rowid`
+  ).pluck(),
   insertRow: db.prepare(
-    "INSERT INTO rows (session, seq, id, parent_id, type, timestamp, text) VALUES (?, ?, ?, ?, ?, ?, ?)"
+    `INSERT INTO rows (rowid, session, seq, id, parent_id, type, timestamp, text)
+     VALUES (${KEY("?", "?")}, ?, ?, ?, ?, ?, ?, ?)`
   ),
   insertFts: db.prepare(
-    "INSERT INTO messages_fts (rowid, text, session, entry_id, role, timestamp) VALUES (?, ?, ?, ?, ?, ?)"
+    `INSERT INTO messages_fts (rowid, text, session, entry_id, role, timestamp) VALUES (${KEY("?", "?")}, ?, ?, ?, ?, ?)`
   ),
-  deleteFts: db.prepare("DELETE FROM messages_fts WHERE rowid IN (SELECT rowid FROM rows WHERE session = ?)"),
-  deleteRows: db.prepare("DELETE FROM rows WHERE session = ?"),
-  deleteSession: db.prepare("DELETE FROM sessions WHERE id = ?"),
+  deleteFts: db.prepare(`DELETE FROM messages_fts WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
+  deleteRows: db.prepare(`DELETE FROM rows WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
+  deleteSession: db.prepare("DELETE FROM sessions WHERE sid = ?"),
+  newSession: db.prepare(
+    "INSERT INTO sessions (id, generation, seq, modified_ms, touched) VALUES (?, 1, 0, ?, 0)"
+  ),
   saveSession: db.prepare(
-    `INSERT INTO sessions (id, generation, seq, torn, modified_ms, touched, ${SUMMARY_COLUMNS.join(", ")})
-     VALUES (@id, @generation, @seq, @torn, @modified_ms, coalesce((SELECT max(touched) FROM sessions), 0) + 1, ${
-      SUMMARY_COLUMNS.map((c) => `@${c}`).join(", ")
-    })
-     ON CONFLICT (id) DO UPDATE SET generation = excluded.generation, seq = excluded.seq, torn = excluded.torn,
-       modified_ms = excluded.modified_ms, touched = excluded.touched, ${
-      SUMMARY_COLUMNS.map((c) => `${c} = excluded.${c}`).join(", ")
-    }`
+    `UPDATE sessions SET generation = ?, seq = ?, torn = ?, modified_ms = ?, ${
+      SUMMARY_COLUMNS.map((c) => `${c} = ?`).join(", ")
+    }, listed_ms = ?, touched = coalesce((SELECT max(touched) FROM sessions), 0) + 1 WHERE sid = ?`
   ),
   insertBackup: db.prepare(
     "INSERT INTO backups (name, session, label, generation, created_ms, torn, rows) VALUES (?, ?, ?, ?, ?, ?, ?)"
   ),
   backups: db.prepare("SELECT name, rows, torn FROM backups WHERE session = ? ORDER BY rowid"),
   list: db.prepare(
-    `SELECT * FROM sessions WHERE is_session = 1
-     ORDER BY coalesce(last_activity_ms, created_ms, modified_ms) DESC, touched DESC`
+    `SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,
+       first_message, all_text
+     FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
   ),
   mostRecent: db.prepare("SELECT id FROM sessions WHERE is_session = 1 ORDER BY touched DESC LIMIT 1"),
   search: db.prepare(

@@ -21,7 +21,8 @@ const statements = (...texts: ReadonlyArray<string>) =>
 export const migrations = {
   "1_initial": statements(
     `CREATE TABLE sessions (
-      id TEXT PRIMARY KEY NOT NULL,
+      sid INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
       generation INTEGER NOT NULL DEFAULT 1,
       seq INTEGER NOT NULL DEFAULT 0,
       torn INTEGER NOT NULL DEFAULT 0,
@@ -39,13 +40,16 @@ export const migrations = {
       last_activity_ms INTEGER,
       all_text TEXT NOT NULL DEFAULT '',
       leaf TEXT,
-      tail_id TEXT
+      tail_id TEXT,
+      listed_ms INTEGER
     )`,
     `CREATE INDEX sessions_touched ON sessions (touched)`,
-    `CREATE INDEX sessions_listed ON sessions (coalesce(last_activity_ms, created_ms, modified_ms))`,
+    `CREATE INDEX sessions_listed ON sessions (listed_ms DESC, touched DESC) WHERE is_session = 1`,
+    // a row's key is its session's number (high 32 bits) and its sequence number (low 32 bits):
+    // one b-tree holds the rows of a session together and in order, and the FTS rows share the key
     `CREATE TABLE rows (
       rowid INTEGER PRIMARY KEY,
-      session TEXT NOT NULL,
+      session INTEGER NOT NULL,
       seq INTEGER NOT NULL,
       id TEXT,
       parent_id TEXT,
@@ -53,8 +57,6 @@ export const migrations = {
       timestamp TEXT,
       text TEXT NOT NULL
     )`,
-    `CREATE UNIQUE INDEX rows_session_seq ON rows (session, seq)`,
-    `CREATE INDEX rows_session_id ON rows (session, id)`,
     `CREATE TABLE backups (
       rowid INTEGER PRIMARY KEY,
       name TEXT NOT NULL UNIQUE,
