@@ -34,6 +34,7 @@ import type {
 import { SessionNotFoundError, StaleCursorError, TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -164,12 +165,33 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
             seen.seq === last.seq
         },
         changes: (cursor) => changesIn(db, key, r.id, cursor),
+        // appends at once when this hold wrote `cursor` last (the same transaction as `append`,
+        // without the effect machinery); anything else goes through `append`
+        unsafeAppendVouched: (cursor, texts, o) => {
+          const seen = StoreRows.fromCursor(cursor, id, key)
+          if (
+            seen === undefined || last === undefined || texts.length === 0 || seen.generation !== last.generation ||
+            seen.seq !== last.seq
+          ) return undefined
+          try {
+            const result = db.write(r.id, texts, {
+              expect: { generation: seen.generation, seq: seen.seq },
+              index: false,
+              nowMs: Date.now(),
+              fsync: o?.durability === "fsync"
+            })
+            return result._tag === "Written" ? Either.right(done(result.generation, result.from, result.seq)) : undefined
+          } catch (cause) {
+            return Either.left(Connections.toError(db.path, "append", cause))
+          }
+        },
         create: (texts, o?: WriteOptions) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) =>
             Effect.flatMap(
               run(db, "create", () =>
                 db.write(r.id, texts, {
                   create: true,
+                  index: false,
                   nowMs: now,
                   fsync: o?.durability === "fsync",
                   torn: o?.tornTail
@@ -188,6 +210,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
                 run(db, "append", () =>
                   db.write(r.id, texts, {
                     expect: { generation: seen.generation, seq: seen.seq },
+                    index: false,
                     nowMs: now,
                     fsync: o?.durability === "fsync"
                   })),
@@ -297,15 +320,17 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
         Effect.flatMap(databases(query.location), (dbs) =>
           Effect.map(
             Effect.forEach(dbs, (db) =>
-              run(db, "search", () =>
-                db.search(query.text, query.limit ?? 20).map((hit): SearchHit => ({
+              run(db, "search", () => {
+                db.catchUp()
+                return db.search(query.text, query.limit ?? 20).map((hit): SearchHit => ({
                   ref: ref(db.path, hit.session),
                   entryId: hit.entry_id,
                   role: hit.role,
                   timestamp: hit.timestamp ?? undefined,
                   snippet: hit.snippet,
                   score: hit.score
-                })))),
+                }))
+              })),
             (found) => found.flat().sort((a, b) => b.score - a.score).slice(0, query.limit ?? 20)
           ))
     }

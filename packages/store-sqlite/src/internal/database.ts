@@ -19,6 +19,8 @@ export interface SessionRow extends Summary.Summary {
   readonly generation: number
   /** The number of rows (the last row's sequence number). */
   readonly seq: number
+  /** The rows whose message text is in the FTS index (by sequence: the first `indexed`). */
+  readonly indexed: number
   /** `1` when the last row ended without a newline (a torn line copied as it was). */
   readonly torn: number
   readonly modified_ms: number
@@ -151,6 +153,8 @@ export class Db {
       readonly torn?: boolean | undefined
       readonly nowMs: number
       readonly fsync?: boolean | undefined
+      /** Index the rows' message text in the same transaction (default `true`; `false`: left to {@link catchUp}). */
+      readonly index?: boolean | undefined
     }
   ): WriteResult {
     return this.durably(options.fsync, () =>
@@ -169,8 +173,11 @@ export class Db {
         const generation = current?.generation ?? 1
         const from = current?.seq ?? 0
         const sid = current?.sid ?? this.newSession(id, options.nowMs)
-        const seq = this.insertRows(sid, id, from, texts, summary)
+        const indexed = current?.indexed ?? 0
+        const inline = options.index !== false && indexed === from
+        const seq = this.insertRows(sid, id, from, texts, summary, inline)
         this.saveSession(sid, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
+        if (inline) this.st.setIndexed.run(seq, sid)
         return { _tag: "Written", generation, from, seq }
       }).immediate())
   }
@@ -208,8 +215,9 @@ export class Db {
       const generation = (current?.generation ?? 0) + 1
       const summary = Summary.empty()
       const sid = current?.sid ?? this.newSession(id, options.nowMs)
-      const seq = this.insertRows(sid, id, 0, texts, summary)
+      const seq = this.insertRows(sid, id, 0, texts, summary, true)
       this.saveSession(sid, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
+      this.st.setIndexed.run(seq, sid)
       return { generation, backup }
     }).immediate()
   }
@@ -227,7 +235,10 @@ export class Db {
 
   /** Every session whose first row is a header, newest first (by last activity, else creation, else write). */
   list(): Array<Listed> {
-    return this.st.list.all() as Array<Listed>
+    // sorted here: SQLite's sorter copies every selected column of every session first
+    return (this.st.list.all() as Array<Listed & { listed_ms: number; touched: number }>).sort((a, b) =>
+      b.listed_ms - a.listed_ms || b.touched - a.touched
+    )
   }
 
   /** The session written last (whose first row is a header). */
@@ -266,9 +277,42 @@ export class Db {
     }).immediate()
   }
 
-  /** Gives the hold back (only if `token` still has it). */
+  /** Gives the hold back (only if `token` still has it), indexing the rows written meanwhile, in one transaction. */
   release(id: string, token: string): void {
+    this.handle.transaction(() => {
+      const session = this.session(id)
+      if (session !== undefined && session.indexed < session.seq) this.index(session)
+      this.st.release.run(id, token)
+    }).immediate()
+  }
+
+  /** Gives the hold back without indexing (when {@link release} failed). */
+  releaseOnly(id: string, token: string): void {
     this.st.release.run(id, token)
+  }
+
+  /** Indexes the message text of every row not indexed yet (what a search does first); the sessions caught up. */
+  catchUp(): number {
+    return this.handle.transaction(() => {
+      const behind = this.st.unindexed.all() as Array<SessionRow>
+      for (const session of behind) this.index(session)
+      return behind.length
+    }).immediate()
+  }
+
+  private index(session: SessionRow): void {
+    const texts = this.rowsAfter(session.sid, session.indexed)
+    let seq = session.indexed
+    for (const text of texts) {
+      seq += 1
+      const line = Line.parse(text, seq, seq - 1)
+      const found = Summary.searchable(line)
+      if (found !== undefined) {
+        const [rowId, , , timestamp] = Summary.columnsOf(line)
+        this.st.insertFts.run(session.sid, seq, found.text, session.id, rowId, found.role, timestamp)
+      }
+    }
+    this.st.setIndexed.run(seq, session.sid)
   }
 
   /** Who holds a session now. */
@@ -295,7 +339,8 @@ export class Db {
     id: string,
     from: number,
     texts: ReadonlyArray<string>,
-    summary: Summary.Summary
+    summary: Summary.Summary,
+    index: boolean
   ): number {
     let seq = from
     for (const text of texts) {
@@ -303,8 +348,10 @@ export class Db {
       const line = Line.parse(text, seq, seq - 1)
       const [rowId, parentId, type, timestamp] = Summary.columnsOf(line)
       this.st.insertRow.run(sid, seq, sid, seq, rowId, parentId, type, timestamp, text)
-      const found = Summary.searchable(line)
-      if (found !== undefined) this.st.insertFts.run(sid, seq, found.text, id, rowId, found.role, timestamp)
+      if (index) {
+        const found = Summary.searchable(line)
+        if (found !== undefined) this.st.insertFts.run(sid, seq, found.text, id, rowId, found.role, timestamp)
+      }
       Summary.push(summary, line)
     }
     return seq
@@ -348,6 +395,8 @@ const prepare = (db: Database.Database) => ({
   deleteFts: db.prepare(`DELETE FROM messages_fts WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
   deleteRows: db.prepare(`DELETE FROM rows WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
   deleteSession: db.prepare("DELETE FROM sessions WHERE sid = ?"),
+  setIndexed: db.prepare("UPDATE sessions SET indexed = ? WHERE sid = ?"),
+  unindexed: db.prepare("SELECT * FROM sessions WHERE indexed < seq"),
   newSession: db.prepare(
     "INSERT INTO sessions (id, generation, seq, modified_ms, touched) VALUES (?, 1, 0, ?, 0)"
   ),
@@ -362,8 +411,8 @@ const prepare = (db: Database.Database) => ({
   backups: db.prepare("SELECT name, rows, torn FROM backups WHERE session = ? ORDER BY rowid"),
   list: db.prepare(
     `SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,
-       first_message, all_text
-     FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
+       first_message, all_text, listed_ms, touched
+     FROM sessions WHERE is_session = 1`
   ),
   mostRecent: db.prepare("SELECT id FROM sessions WHERE is_session = 1 ORDER BY touched DESC LIMIT 1"),
   search: db.prepare(

@@ -90,10 +90,15 @@ export const withHold = <A, E, R>(
     const release = (token: string) =>
       Effect.sync(() => {
         live.delete(token)
+        if (!db.handle.open) return
         try {
-          if (db.handle.open) db.release(id, token)
+          db.release(id, token)
         } catch {
-          // the lease of a process that goes on is taken over as stale once its token is not live
+          try {
+            db.releaseOnly(id, token)
+          } catch {
+            // the lease of a process that goes on is taken over as stale once its token is not live
+          }
         }
       })
     return semaphore.withPermits(1)(

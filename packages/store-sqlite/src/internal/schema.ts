@@ -25,6 +25,7 @@ export const migrations = {
       id TEXT NOT NULL UNIQUE,
       generation INTEGER NOT NULL DEFAULT 1,
       seq INTEGER NOT NULL DEFAULT 0,
+      indexed INTEGER NOT NULL DEFAULT 0,
       torn INTEGER NOT NULL DEFAULT 0,
       modified_ms INTEGER NOT NULL,
       touched INTEGER NOT NULL,
@@ -44,7 +45,7 @@ export const migrations = {
       listed_ms INTEGER
     )`,
     `CREATE INDEX sessions_touched ON sessions (touched)`,
-    `CREATE INDEX sessions_listed ON sessions (listed_ms DESC, touched DESC) WHERE is_session = 1`,
+    `CREATE INDEX sessions_unindexed ON sessions (sid) WHERE indexed < seq`,
     // a row's key is its session's number (high 32 bits) and its sequence number (low 32 bits):
     // one b-tree holds the rows of a session together and in order, and the FTS rows share the key
     `CREATE TABLE rows (

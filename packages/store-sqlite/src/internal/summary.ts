@@ -8,10 +8,10 @@
 import type { Line } from "@branchlog/session-core"
 
 /** How much of the messages' text a listing shows (`allMessagesText`). */
-export const MAX_ALL_TEXT = 4096
+export const MAX_ALL_TEXT = 200
 
 /** How much of the first user message a listing keeps. */
-export const MAX_FIRST_MESSAGE = 4096
+export const MAX_FIRST_MESSAGE = 500
 
 /** What a `sessions` row holds of the summary. */
 export interface Summary {
