@@ -52,14 +52,6 @@ export interface Copied {
   readonly rows: number
 }
 
-const parsed = (text: string | SessionRef.SessionRef) =>
-  typeof text === "string" ?
-    Either.match(SessionRef.parse(text), {
-      onLeft: (error) => Effect.fail(error),
-      onRight: (ref) => Effect.succeed(ref)
-    }) :
-    Effect.succeed(text)
-
 /** Copies the session `from` to `to` (which must not hold a session yet); `cwd` is what a recovered header gets. */
 export const copy = (
   from: string | SessionRef.SessionRef,
@@ -68,7 +60,7 @@ export const copy = (
 ): Effect.Effect<Copied, CopyError, TranscriptStore> =>
   Effect.gen(function*() {
     const store = yield* TranscriptStore
-    const source = yield* store.resolve(yield* parsed(from))
+    const source = yield* store.resolve(yield* SessionRef.from(from))
     const cwd = options.cwd ?? ""
     const loaded = yield* store.load(source, { readOnly: true, cache: false, cwd })
     if (!loaded.exists) return yield* new SessionNotFoundError({ ref: SessionRef.format(source) })
