@@ -1,21 +1,23 @@
 /**
- * What the CLI loads to serve `sqlite:` references: the kind of reference, the location prefix,
- * and the store (one for every database, closed with its scope). Structurally `StoreRouter.Driver`
- * of `@branchlog/session-store`.
+ * What the CLI (and any `StoreRouter`) loads to serve `sqlite:` references: session-store's
+ * `StoreRouter.Driver` for this store, one store for every database, made on first use and closed
+ * with the router's scope.
  *
  * @since 0.1.0
  */
-import type { TranscriptStoreShape } from "@branchlog/session-store/TranscriptStore"
-import type * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
+import type * as StoreRouter from "@branchlog/session-store/StoreRouter"
 import * as SqliteStore from "./SqliteStore.js"
 
-/** A store driver: the reference kind and location prefix it serves, and how to make its store. */
-export interface Driver {
-  readonly kind: "Sqlite" | "Postgres" | "Memory" | "File"
-  readonly scheme: string
-  readonly make: Effect.Effect<TranscriptStoreShape, never, Scope.Scope>
+/** The SQLite driver (default options): kind `Sqlite`, scheme `sqlite:`. */
+export const driver: StoreRouter.Driver = {
+  kind: "Sqlite",
+  schemes: [SqliteStore.scheme],
+  addressing: SqliteStore.addressing,
+  make: SqliteStore.make()
 }
 
-/** The SQLite driver (default options). */
-export const driver: Driver = { kind: "Sqlite", scheme: SqliteStore.scheme, make: SqliteStore.make() }
+/** A driver with options (the busy timeout). */
+export const withOptions = (options: SqliteStore.Options): StoreRouter.Driver => ({
+  ...driver,
+  make: SqliteStore.make(options)
+})

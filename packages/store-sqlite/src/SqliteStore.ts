@@ -63,6 +63,14 @@ export const databaseOf = (location: string): string =>
 /** A session reference of this store. */
 export const ref = (path: string, id: string): SessionRef.SqliteRef => ({ _tag: "Sqlite", path: databaseOf(path), id })
 
+/** How this store names sessions and locations (no connection needed): `StoreRouter.Addressing`. */
+export const addressing: Pick<TranscriptStoreShape, "resolveLocation" | "locationOf" | "refFor" | "positionAfter"> = {
+  resolveLocation: (location) => `${scheme}${databaseOf(location)}`,
+  locationOf: (r) => r._tag === "Sqlite" ? `${scheme}${databaseOf(r.path)}` : "",
+  refFor: (location, header) => ref(location, header.id),
+  positionAfter: StoreRows.positionAfter
+}
+
 const summaryOf = (path: string, row: Listed): SessionSummary => {
   const sessionRef = ref(path, row.id)
   const created = row.created_ms ?? row.modified_ms
@@ -194,7 +202,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
                   index: false,
                   nowMs: now,
                   fsync: o?.durability === "fsync",
-                  torn: o?.tornTail
+                  torn: o?.unterminated
                 })),
               (result) =>
                 result._tag === "Written"
@@ -284,10 +292,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
     const store: TranscriptStoreShape = {
       name: "sqlite",
       resolve: serve,
-      resolveLocation: (location) => `${scheme}${databaseOf(location)}`,
-      locationOf: (r) => r._tag === "Sqlite" ? `${scheme}${databaseOf(r.path)}` : "",
-      refFor: (location, header) => ref(location, header.id),
-      positionAfter: StoreRows.positionAfter,
+      ...addressing,
       load,
       changes: (r, cursor) =>
         Effect.flatMap(serve(r), (served) =>

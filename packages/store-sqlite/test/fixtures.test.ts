@@ -1,24 +1,24 @@
 /**
  * Every fixture (reference and differential, with their expected answers) copied file → SQLite
- * through the stores (library level: the JSONL store's rows and torn-tail report into the SQLite
- * store's `create`) gives the expected `context`, `tree` and `info` through `sqlite:PATH#ID`, and
+ * with `SessionCopy` over `StoreRouter.layerNode([driver])` (library level) gives the expected `context`, `tree` and `info` through `sqlite:PATH#ID`, and
  * copied back to a file is byte-identical to the file as opened (a legacy or header-less file:
  * to the file its writable open migrated).
  */
 import { JsonView, Line } from "@branchlog/session-core"
+import * as SessionCopy from "@branchlog/session-store/SessionCopy"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import * as SessionStore from "@branchlog/session-store/SessionStore"
+import * as StoreRouter from "@branchlog/session-store/StoreRouter"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { comparable, fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import * as SqliteStore from "../src/SqliteStore.js"
+import { driver } from "../src/Driver.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-fixtures-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -62,10 +62,9 @@ describe("fixtures copied file → sqlite → file", () => {
         expect(fileText(source.rows, source.torn)).toBe(opened.toString("utf8"))
 
         const back = yield* Effect.gen(function*() {
-          const store = yield* TranscriptStore
-          const ref = store.refFor(`sqlite:${db}`, { type: "session", id: source.id } as never)
-          yield* store.exclusive(ref, (held) => held.create(source.rows.map(Line.serialize), { tornTail: source.torn }))
-          const refText = SessionRef.format(ref)
+          const copied = yield* SessionCopy.copy(file, { _tag: "Location", location: `sqlite:${db}` })
+          const refText = SessionRef.format(copied.to)
+          expect(refText).toBe(`sqlite:${db}#${source.id}`)
           for (const readOnly of [true, false]) {
             const sm = yield* SessionManager.open(refText, undefined, undefined, { readOnly, cache: false })
             expect(sm.loadReport().rewritten).toBe(false)
@@ -81,12 +80,11 @@ describe("fixtures copied file → sqlite → file", () => {
               expect(got, `${fixture.name} ${section}`).toEqual(want)
             }
           }
-          const loaded = yield* store.load(ref, { cwd: "/", readOnly: true })
-          return fileText(loaded.rows(), loaded.report.tornTail !== undefined)
-        }).pipe(Effect.provide(SqliteStore.layer() as Layer.Layer<TranscriptStore>))
-        const copy = path.join(dir, "copy.jsonl")
-        fs.writeFileSync(copy, back)
-        expect(fs.readFileSync(copy).equals(opened), `${fixture.name} copied back`).toBe(true)
+          const copy = path.join(dir, "copy.jsonl")
+          yield* SessionCopy.copy(copied.to, { _tag: "Session", ref: SessionRef.file(copy) })
+          return fs.readFileSync(copy)
+        }).pipe(Effect.provide(StoreRouter.layerNode([driver])))
+        expect(back.equals(opened), `${fixture.name} copied back`).toBe(true)
       }))
   }
 })

@@ -43,7 +43,7 @@ const withStore = <A, E>(f: (store: TranscriptStoreShape) => Effect.Effect<A, E>
   Effect.scoped(Effect.flatMap(SqliteStore.make(), f))
 
 const create = (store: TranscriptStoreShape, ref: SessionRef.SqliteRef, texts: ReadonlyArray<string>, tornTail = false) =>
-  store.exclusive(ref, (held) => held.create(texts, { tornTail }))
+  store.exclusive(ref, (held) => held.create(texts, { unterminated: tornTail }))
 
 const sha = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex")
 
