@@ -175,32 +175,70 @@ if (wants("list")) {
 }
 
 if (wants("search")) {
+  // messages of 12–30 words drawn from a vocabulary of 50,000 with a Zipf-like law (a word of
+  // rank r about as frequent as 1/r), as natural text is: a rare word, a middling one, a phrase,
+  // and the most common word of all (in most messages: the worst case for ranking)
+  const vocabulary = 50_000
+  const wordOf = (rank: number) => {
+    let out = ""
+    let n = rank + 26 * 27
+    while (n > 0) {
+      out = String.fromCharCode(97 + (n % 26)) + out
+      n = Math.floor(n / 26)
+    }
+    return out
+  }
+  let state = 12345
+  const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const draw = () => Math.min(vocabulary - 1, Math.floor(Math.exp(random() * Math.log(vocabulary))) - 1)
+  const sentence = () => Array.from({ length: 12 + Math.floor(random() * 19) }, () => wordOf(draw())).join(" ")
   const dbFile = path.join(root, "search.db")
   const { close, db } = await database(dbFile)
   const total = 1_000_000
   const perSession = 1000
   const started = now()
   for (let s = 0; s < total / perSession; s++) {
-    const rowsOf = Synthetic.session({ entries: perSession, seed: 1000 + s, branchRate: 0 })
     const id = `s${s}`
-    rowsOf[0] = { ...rowsOf[0], id }
-    // one rare word in about one message in 2,000
-    const texts = rowsOf.map((r, i) => {
-      const text = JSON.stringify(r)
-      return i % 1999 === 1000 && r.type === "message" ? text.replace(/"text":"/, "\"text\":\"zyzzyva ") : text
-    })
+    const texts = [JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-05-01T09:00:00.000Z", cwd: "/search" })]
+    let parent: string | null = null
+    for (let i = 0; i < perSession; i++) {
+      const entryId = `${s.toString(16)}-${i.toString(16)}`
+      const role = i % 2 === 0 ? "user" : "assistant"
+      const content = role === "user" ? sentence() : [{ type: "text", text: sentence() }]
+      texts.push(JSON.stringify({
+        type: "message",
+        id: entryId,
+        parentId: parent,
+        timestamp: new Date(1_777_000_000_000 + s * perSession + i).toISOString(),
+        message: { role, content, timestamp: 1_777_000_000_000 + s * perSession + i }
+      }))
+      parent = entryId
+    }
     db.write(id, texts, { nowMs: Date.now(), create: true })
   }
-  const indexed = (db.handle.prepare("SELECT count(*) FROM messages_fts").pluck().get() as number)
+  const indexed = db.handle.prepare("SELECT count(*) FROM messages_fts").pluck().get() as number
+  const count = (query: string) =>
+    db.handle.prepare("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?").pluck().get(query) as number
+  const queries = [
+    [wordOf(20_000), "rare word"],
+    [wordOf(300), "middling word"],
+    [`"${wordOf(3)} ${wordOf(4)}"`, "phrase of two common words"],
+    [wordOf(0), "the most common word"]
+  ] as const
+  const matches = queries.map(([query]) => count(query))
   close()
   const fill = now() - started
   const location = `sqlite:${dbFile}`
-  for (const [query, note] of [["zyzzyva", "rare word"], ["lorem", "common word"], ["\"dolor sit\"", "phrase"]] as const) {
-    const search = () => sqlite.runPromise(Effect.flatMap(TranscriptStore, (store) => store.search!({ text: query, location, limit: 20 })))
+  for (const [k, [query, note]] of queries.entries()) {
+    const search = () =>
+      sqlite.runPromise(Effect.flatMap(TranscriptStore, (store) => store.search!({ text: query, location, limit: 20 })))
     const took = await measureAsync(search, { runs: 9, warmup: 2 })
     const hits = await search()
+    if (hits.length === 0) throw new Error(`no hit for ${query}`)
     rows.push([
-      `search ${query} (${note}; ${hits.length} hits shown) over ${indexed.toLocaleString("en")} indexed messages`,
+      `search ${query} (${note}: ${matches[k]!.toLocaleString("en")} matches, top 20) over ${
+        indexed.toLocaleString("en")
+      } messages`,
       String(total),
       ms(took),
       "target < 100 ms",
