@@ -45,7 +45,11 @@ const database = async (file: string) => {
 }
 
 const userMessage = (i: number) =>
-  ({ role: "user", content: `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(12)}`, timestamp: 1_777_000_000_000 + i }) as never
+  ({
+    role: "user",
+    content: `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(12)}`,
+    timestamp: 1_777_000_000_000 + i
+  }) as never
 
 if (wants("open")) {
   for (const entries of [10_000, 100_000]) {
@@ -91,13 +95,21 @@ if (wants("open")) {
 if (wants("append")) {
   const count = 5_000
   const payload = (i: number) =>
-    JSON.stringify({ type: "message", id: (0x10000000 + i).toString(16), parentId: null, timestamp: new Date().toISOString(), message: userMessage(i) })
+    JSON.stringify({
+      type: "message",
+      id: (0x10000000 + i).toString(16),
+      parentId: null,
+      timestamp: new Date().toISOString(),
+      message: userMessage(i)
+    })
   const bare = (fsync: boolean, n: number) => () => {
     const file = path.join(root, `bare-${Math.random().toString(16).slice(2)}.db`)
     const db = new Database(file)
     db.pragma("journal_mode = WAL")
     db.pragma(`synchronous = ${fsync ? "FULL" : "NORMAL"}`)
-    db.exec("CREATE TABLE rows (session TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (session, seq))")
+    db.exec(
+      "CREATE TABLE rows (session TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (session, seq))"
+    )
     const insert = db.prepare("INSERT INTO rows (session, seq, text) VALUES (?, ?, ?)")
     const one = db.transaction((seq: number) => insert.run("s", seq, payload(seq)))
     for (let i = 0; i < n; i++) one.immediate(i)
@@ -189,7 +201,13 @@ if (wants("search")) {
     return out
   }
   let state = 12345
-  const random = () => ((state = (state * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const random = () => {
+    // mulberry32
+    state = (state + 0x6d2b79f5) | 0
+    let t = Math.imul(state ^ (state >>> 15), 1 | state)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
   const draw = () => Math.min(vocabulary - 1, Math.floor(Math.exp(random() * Math.log(vocabulary))) - 1)
   const sentence = () => Array.from({ length: 12 + Math.floor(random() * 19) }, () => wordOf(draw())).join(" ")
   const dbFile = path.join(root, "search.db")
@@ -199,7 +217,9 @@ if (wants("search")) {
   const started = now()
   for (let s = 0; s < total / perSession; s++) {
     const id = `s${s}`
-    const texts = [JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-05-01T09:00:00.000Z", cwd: "/search" })]
+    const texts = [
+      JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-05-01T09:00:00.000Z", cwd: "/search" })
+    ]
     let parent: string | null = null
     for (let i = 0; i < perSession; i++) {
       const entryId = `${s.toString(16)}-${i.toString(16)}`

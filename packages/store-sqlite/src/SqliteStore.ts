@@ -188,7 +188,9 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
               nowMs: Date.now(),
               fsync: o?.durability === "fsync"
             })
-            return result._tag === "Written" ? Either.right(done(result.generation, result.from, result.seq)) : undefined
+            return result._tag === "Written"
+              ? Either.right(done(result.generation, result.from, result.seq))
+              : undefined
           } catch (cause) {
             return Either.left(Connections.toError(db.path, "append", cause))
           }
@@ -207,7 +209,9 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
               (result) =>
                 result._tag === "Written"
                   ? Effect.succeed(done(result.generation, result.from, result.seq))
-                  : Effect.fail(new SessionFileConflictError({ path: key, size: result._tag === "Conflict" ? result.rows : 0 }))
+                  : Effect.fail(
+                    new SessionFileConflictError({ path: key, size: result._tag === "Conflict" ? result.rows : 0 })
+                  )
             )),
         append: (cursor, texts, o) =>
           Effect.suspend(() => {
@@ -225,7 +229,9 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
                 (result) =>
                   result._tag === "Written"
                     ? Effect.succeed(done(result.generation, result.from, result.seq))
-                    : Effect.fail(new StaleCursorError({ ref: key, change: result._tag === "Stale" ? result.change : "Replaced" }))
+                    : Effect.fail(
+                      new StaleCursorError({ ref: key, change: result._tag === "Stale" ? result.change : "Replaced" })
+                    )
               ))
           }),
         replace: (rows, o) => {
@@ -248,10 +254,19 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
       use: (held: Held) => Effect.Effect<A, E, R>,
       o?: Parameters<TranscriptStoreShape["exclusive"]>[2]
     ) =>
-      Effect.flatMap(serve(r), (served) =>
-        Effect.flatMap(connections.writable(served.path), (db) =>
-          withHold(db, keyOf(served), served.id, Effect.suspend(() => use(makeHeld(db, served))), o?.lock, (op, f) =>
-            run(db, op, f))))
+      Effect.flatMap(
+        serve(r),
+        (served) =>
+          Effect.flatMap(connections.writable(served.path), (db) =>
+            withHold(
+              db,
+              keyOf(served),
+              served.id,
+              Effect.suspend(() => use(makeHeld(db, served))),
+              o?.lock,
+              (op, f) => run(db, op, f)
+            ))
+      )
 
     const load = (r: SessionRef.SessionRef, o: LoadOptions) =>
       Effect.flatMap(serve(r), (served) =>
@@ -295,32 +310,44 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
       ...addressing,
       load,
       changes: (r, cursor) =>
-        Effect.flatMap(serve(r), (served) =>
-          Effect.flatMap(connections.readable(served.path), (db) => changesIn(db, keyOf(served), served.id, cursor))),
+        Effect.flatMap(
+          serve(r),
+          (served) =>
+            Effect.flatMap(connections.readable(served.path), (db) => changesIn(db, keyOf(served), served.id, cursor))
+        ),
       exclusive,
       list: (query) =>
-        Effect.flatMap(databases(query.location), (dbs) =>
-          Effect.forEach(dbs, (db) => run(db, "list", () => db.list().map((row) => summaryOf(db.path, row)))).pipe(
-            Effect.map((found) => {
-              const all = found.flat()
-              if (dbs.length > 1) all.sort((a, b) => b.modified.getTime() - a.modified.getTime())
-              query.onProgress?.(all.length, all.length)
-              return all
-            })
-          )),
+        Effect.flatMap(
+          databases(query.location),
+          (dbs) =>
+            Effect.forEach(dbs, (db) => run(db, "list", () => db.list().map((row) => summaryOf(db.path, row)))).pipe(
+              Effect.map((found) => {
+                const all = found.flat()
+                if (dbs.length > 1) all.sort((a, b) => b.modified.getTime() - a.modified.getTime())
+                query.onProgress?.(all.length, all.length)
+                return all
+              })
+            )
+        ),
       mostRecent: (location) =>
         Effect.flatMap(connections.readable(databaseOf(location)), (db) =>
           db === undefined
             ? Effect.succeed(Option.none())
-            : Effect.map(run(db, "most recent", () => db.mostRecent()), (found) =>
-              found === undefined ? Option.none<SessionRef.SessionRef>() : Option.some(ref(db.path, found))
+            : Effect.map(
+              run(db, "most recent", () => db.mostRecent()),
+              (found) => found === undefined ? Option.none<SessionRef.SessionRef>() : Option.some(ref(db.path, found))
             )).pipe(Effect.orElseSucceed(() => Option.none<SessionRef.SessionRef>())),
       remove: (r) =>
-        Effect.flatMap(serve(r), (served) =>
-          exclusive(served, () =>
-            Effect.flatMap(connections.writable(served.path), (db) =>
-              Effect.flatMap(run(db, "remove", () => db.remove(served.id)), (removed) =>
-                removed ? Effect.void : Effect.fail(new SessionNotFoundError({ ref: keyOf(served) })))))),
+        Effect.flatMap(
+          serve(r),
+          (served) =>
+            exclusive(served, () =>
+              Effect.flatMap(connections.writable(served.path), (db) =>
+                Effect.flatMap(
+                  run(db, "remove", () => db.remove(served.id)),
+                  (removed) => removed ? Effect.void : Effect.fail(new SessionNotFoundError({ ref: keyOf(served) }))
+                )))
+        ),
       search: (query) =>
         Effect.flatMap(databases(query.location), (dbs) =>
           Effect.map(

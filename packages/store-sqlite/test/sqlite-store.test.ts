@@ -9,11 +9,12 @@ import { Line } from "@branchlog/session-core"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import type { TranscriptStoreShape } from "@branchlog/session-store/TranscriptStore"
+import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
@@ -21,7 +22,6 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import * as SqliteStore from "../src/SqliteStore.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-store-"))
@@ -29,7 +29,8 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 let dbs = 0
 const freshDb = () => path.join(root, `db-${++dbs}.db`)
 
-const header = (id: string) => JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-05-01T10:00:00.000Z", cwd: "/w" })
+const header = (id: string) =>
+  JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-05-01T10:00:00.000Z", cwd: "/w" })
 const message = (id: string, parentId: string | null, role: string, text: string) =>
   JSON.stringify({
     type: "message",
@@ -42,8 +43,12 @@ const message = (id: string, parentId: string | null, role: string, text: string
 const withStore = <A, E>(f: (store: TranscriptStoreShape) => Effect.Effect<A, E>) =>
   Effect.scoped(Effect.flatMap(SqliteStore.make(), f))
 
-const create = (store: TranscriptStoreShape, ref: SessionRef.SqliteRef, texts: ReadonlyArray<string>, tornTail = false) =>
-  store.exclusive(ref, (held) => held.create(texts, { unterminated: tornTail }))
+const create = (
+  store: TranscriptStoreShape,
+  ref: SessionRef.SqliteRef,
+  texts: ReadonlyArray<string>,
+  tornTail = false
+) => store.exclusive(ref, (held) => held.create(texts, { unterminated: tornTail }))
 
 const sha = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex")
 
@@ -72,7 +77,8 @@ describe("SqliteStore", () => {
         const again = yield* store.load(ref, { cwd: "/w" })
         expect(again.report.tornTail).toBeUndefined()
         expect(again.rows().map(Line.serialize)).toEqual([...texts, message("a3", "a2", "user", "more")])
-      })))
+      })
+    ))
 
   it.live("refuses a database whose schema is newer, for writing and for reading, without touching it", () =>
     Effect.gen(function*() {
@@ -99,7 +105,9 @@ describe("SqliteStore", () => {
   it.live("a read-only load never creates a database, never migrates one, and takes no hold", () =>
     Effect.gen(function*() {
       const absent = freshDb()
-      const missing = yield* withStore((store) => store.load(SqliteStore.ref(absent, "x"), { cwd: "/", readOnly: true }))
+      const missing = yield* withStore((store) =>
+        store.load(SqliteStore.ref(absent, "x"), { cwd: "/", readOnly: true })
+      )
       expect(missing.exists).toBe(false)
       expect(fs.existsSync(absent)).toBe(false)
       // a database file without the schema stays without it
@@ -144,7 +152,8 @@ describe("SqliteStore", () => {
         expect(rows[0].name).toBe(backup)
         expect(JSON.parse(rows[0].rows)).toEqual(first)
         expect((yield* store.changes(ref, loaded.cursor!))._tag).toBe("Unchanged")
-      })))
+      })
+    ))
 
   it.live("the listing comes from the sessions table alone, kept current by each write", () =>
     withStore((store) =>
@@ -155,7 +164,13 @@ describe("SqliteStore", () => {
         yield* store.exclusive(ref, (held) =>
           held.append(written.cursor, [
             message("a2", "a1", "assistant", "an answer"),
-            JSON.stringify({ type: "session_info", id: "n1", parentId: "a2", timestamp: "2026-05-01T10:00:02.000Z", name: " Named " })
+            JSON.stringify({
+              type: "session_info",
+              id: "n1",
+              parentId: "a2",
+              timestamp: "2026-05-01T10:00:02.000Z",
+              name: " Named "
+            })
           ]))
         // with the rows gone from under it, the listing still has every field: it never reads rows
         new Database(file).exec("DELETE FROM rows").close()
@@ -174,7 +189,8 @@ describe("SqliteStore", () => {
         expect(Option.map(yield* store.mostRecent(`sqlite:${file}`), SessionRef.format)).toEqual(
           Option.some(`sqlite:${file}#s1`)
         )
-      })))
+      })
+    ))
 
   it.live("search finds messages by text, ranked, with a snippet marking the match", () =>
     withStore((store) =>
@@ -199,7 +215,8 @@ describe("SqliteStore", () => {
         // a removed session leaves the index
         yield* store.remove(SqliteStore.ref(file, "s2"))
         expect(yield* store.search!({ text: "nothing", location: `sqlite:${file}` })).toHaveLength(0)
-      })))
+      })
+    ))
 
   it.live("a hold excludes another store instance until released; a dead holder's lease is taken over; a live one times out naming it", () =>
     Effect.gen(function*() {
@@ -217,18 +234,31 @@ describe("SqliteStore", () => {
                 order.push("a out")
               })),
             Effect.zipRight(Effect.sleep(30), b.exclusive(ref, () => Effect.sync(() => order.push("b in"))))
-          ], { concurrency: 2 })))
+          ], { concurrency: 2 })
+        )
+      )
       expect(order).toEqual(["a in", "a out", "b in"])
       // a lease left by a process that died is taken over at once
-      const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" })
+      const dead = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], {
+        encoding: "utf8"
+      })
       const holds = new Database(file)
-      holds.prepare("INSERT INTO holds VALUES ('s1', 'gone', ?, ?, ?)").run(Number(dead.stdout), os.hostname(), Date.now())
+      holds.prepare("INSERT INTO holds VALUES ('s1', 'gone', ?, ?, ?)").run(
+        Number(dead.stdout),
+        os.hostname(),
+        Date.now()
+      )
       yield* withStore((store) => store.exclusive(ref, () => Effect.void, { lock: { timeoutMs: 50 } }))
       // a live holder (this very process's parent) is waited for, then named
       holds.prepare("INSERT INTO holds VALUES ('s1', 'alive', ?, ?, ?)").run(process.ppid, os.hostname(), Date.now())
       holds.close()
-      const exit = yield* Effect.exit(withStore((store) => store.exclusive(ref, () => Effect.void, { lock: { timeoutMs: 100 } })))
-      expect(Exit.isFailure(exit) && (exit.cause as any).error).toMatchObject({ _tag: "LockTimeoutError", holderPid: process.ppid })
+      const exit = yield* Effect.exit(
+        withStore((store) => store.exclusive(ref, () => Effect.void, { lock: { timeoutMs: 100 } }))
+      )
+      expect(Exit.isFailure(exit) && (exit.cause as any).error).toMatchObject({
+        _tag: "LockTimeoutError",
+        holderPid: process.ppid
+      })
     }))
 
   it.live("serves sqlite references only, and SessionManager works over it with canonical references", () =>

@@ -390,7 +390,9 @@ const prepare = (db: Database.Database) => ({
      VALUES (${KEY("?", "?")}, ?, ?, ?, ?, ?, ?, ?)`
   ),
   insertFts: db.prepare(
-    `INSERT INTO messages_fts (rowid, text, session, entry_id, role, timestamp) VALUES (${KEY("?", "?")}, ?, ?, ?, ?, ?)`
+    `INSERT INTO messages_fts (rowid, text, session, entry_id, role, timestamp) VALUES (${
+      KEY("?", "?")
+    }, ?, ?, ?, ?, ?)`
   ),
   deleteFts: db.prepare(`DELETE FROM messages_fts WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
   deleteRows: db.prepare(`DELETE FROM rows WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),

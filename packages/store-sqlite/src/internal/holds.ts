@@ -90,7 +90,9 @@ export const withHold = <A, E, R>(
     const release = (token: string) =>
       Effect.sync(() => {
         live.delete(token)
-        if (!db.handle.open) return
+        if (!db.handle.open) {
+          return
+        }
         try {
           db.release(id, token)
         } catch {
@@ -102,6 +104,7 @@ export const withHold = <A, E, R>(
         }
       })
     return semaphore.withPermits(1)(
-      Effect.acquireUseRelease(acquire, () => Effect.locally(use, holding, new Set([...keys, key])), release)
+      Effect.acquireUseRelease(acquire, () =>
+        Effect.locally(use, holding, new Set([...keys, key])), release)
     )
   })

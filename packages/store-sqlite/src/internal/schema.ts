@@ -98,6 +98,5 @@ export const versionOf = (db: Database.Database): number => {
 export const migrate = (filename: string) =>
   Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: MIGRATIONS_TABLE }).pipe(
     Effect.provide(SqliteClient.layer({ filename })),
-
     Effect.scoped
   )

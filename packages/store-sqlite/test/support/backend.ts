@@ -58,16 +58,18 @@ export const sqlite = (): Conformance.Backend & { readonly close: Effect.Effect<
       forkFrom: (source, targetCwd, place, options) => SessionManager.forkFrom(source, targetCwd, place, options),
       continueRecent: (place, cwd, options) => SessionManager.continueRecent(cwd, place, options),
       list: (place) =>
-        Effect.flatMap(TranscriptStore.TranscriptStore, (store) =>
-          Effect.map(store.list({ location: place }), (found) =>
-            found.map((info) => ({ ref: SessionRef.format(info.ref), info })))),
+        Effect.flatMap(
+          TranscriptStore.TranscriptStore,
+          (store) =>
+            Effect.map(store.list({ location: place }), (found) =>
+              found.map((info) => ({ ref: SessionRef.format(info.ref), info })))
+        ),
       mostRecent: (place) =>
         Effect.flatMap(
           TranscriptStore.TranscriptStore,
           (store) => Effect.map(store.mostRecent(place), Option.map(SessionRef.format))
         ),
-      remove: (ref) =>
-        Effect.flatMap(TranscriptStore.TranscriptStore, (store) => store.remove(parseRef(ref))),
+      remove: (ref) => Effect.flatMap(TranscriptStore.TranscriptStore, (store) => store.remove(parseRef(ref))),
       rows: (ref) =>
         Effect.sync(() => {
           const r = parseRef(ref)
@@ -97,8 +99,10 @@ export const sqlite = (): Conformance.Backend & { readonly close: Effect.Effect<
           }
         }),
       independent: (effect) =>
-        Effect.flatMap(Scope.extend(SqliteStore.make(), scope), (store) =>
-          Effect.provide(effect, Layer.succeed(TranscriptStore.TranscriptStore, store)))
+        Effect.flatMap(
+          Scope.extend(SqliteStore.make(), scope),
+          (store) => Effect.provide(effect, Layer.succeed(TranscriptStore.TranscriptStore, store))
+        )
     }
   }
 }
