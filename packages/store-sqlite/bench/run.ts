@@ -44,6 +44,20 @@ const database = async (file: string) => {
   return { db, close: () => connections.close() }
 }
 
+/** Medians of async functions measured in interleaved runs, after one warm-up run each. */
+const interleaved = async (fns: ReadonlyArray<() => Promise<unknown>>, runs: number): Promise<Array<number>> => {
+  for (const fn of fns) await fn()
+  const times = fns.map((): Array<number> => [])
+  for (let r = 0; r < runs; r++) {
+    for (const [i, fn] of fns.entries()) {
+      const t = now()
+      await fn()
+      times[i]!.push(now() - t)
+    }
+  }
+  return times.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!)
+}
+
 const userMessage = (i: number) =>
   ({
     role: "user",
@@ -133,9 +147,11 @@ if (wants("append")) {
       }
     }))
   for (const [label, fsync, n] of [["", false, count], [" (fsync: synchronous=FULL)", true, 1000]] as const) {
-    const base = await measureAsync(bare(fsync, n), { runs: 5, warmup: 1 })
-    const held = await measureAsync(ours("held", fsync, n), { runs: 5, warmup: 1 })
-    const each = await measureAsync(ours("each", fsync, n), { runs: 5, warmup: 1 })
+    // interleaved runs: a change of the machine's load hits all three alike
+    const [base = 0, held = 0, each = 0] = await interleaved(
+      [bare(fsync, n), ours("held", fsync, n), ours("each", fsync, n)],
+      7
+    )
     rows.push([
       `appends, one transaction each, inside withWriteLock${label}`,
       String(n),

@@ -72,20 +72,21 @@ export const addressing: Pick<TranscriptStoreShape, "resolveLocation" | "locatio
 }
 
 const summaryOf = (path: string, row: Listed): SessionSummary => {
-  const sessionRef = ref(path, row.id)
-  const created = row.created_ms ?? row.modified_ms
+  const [id, headerId, cwd, name, parentSession, createdMs, modifiedMs, lastActivityMs, count, first, text] = row
+  const sessionRef: SessionRef.SqliteRef = { _tag: "Sqlite", path, id }
+  const created = createdMs ?? modifiedMs
   return {
     ref: sessionRef,
     path: SessionRef.format(sessionRef),
-    id: row.header_id ?? row.id,
-    cwd: row.cwd ?? "",
-    ...(row.name === null ? {} : { name: row.name }),
-    ...(row.parent_session === null ? {} : { parentSessionPath: row.parent_session }),
+    id: headerId ?? id,
+    cwd: cwd ?? "",
+    ...(name === null ? {} : { name }),
+    ...(parentSession === null ? {} : { parentSessionPath: parentSession }),
     created: new Date(created),
-    modified: new Date(row.last_activity_ms ?? created),
-    messageCount: row.message_count,
-    firstMessage: row.first_message ?? "(no messages)",
-    allMessagesText: row.all_text
+    modified: new Date(lastActivityMs ?? created),
+    messageCount: count,
+    firstMessage: first ?? "(no messages)",
+    allMessagesText: text
   }
 }
 

@@ -261,6 +261,31 @@ describe("SqliteStore", () => {
       })
     }))
 
+  it.live("durability fsync writes with synchronous=FULL and goes back to NORMAL; the default never changes it", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const file = freshDb()
+        const ref = SqliteStore.ref(file, "s1")
+        const created = yield* create(store, ref, [header("s1")])
+        // the store's connection is the one writing: watch its pragmas through the prototype
+        const seen: Array<string> = []
+        const proto = Object.getPrototypeOf(new Database(":memory:")) as { pragma: (...a: Array<any>) => unknown }
+        const pragma = proto.pragma
+        proto.pragma = function(this: unknown, sql: string, ...rest: Array<any>) {
+          seen.push(sql)
+          return pragma.call(this, sql, ...rest)
+        }
+        try {
+          const first = yield* store.exclusive(ref, (held) =>
+            held.append(created.cursor, [message("a1", null, "user", "q")], { durability: "fsync" }))
+          expect(seen).toEqual(["synchronous = FULL", "synchronous = NORMAL"])
+          yield* store.exclusive(ref, (held) => held.append(first.cursor, [message("a2", "a1", "user", "r")]))
+          expect(seen).toHaveLength(2)
+        } finally {
+          proto.pragma = pragma
+        }
+      })))
+
   it.live("serves sqlite references only, and SessionManager works over it with canonical references", () =>
     Effect.gen(function*() {
       const store = SqliteStore.layer()

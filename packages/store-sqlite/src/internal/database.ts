@@ -33,21 +33,22 @@ export interface Snapshot {
   readonly texts: Array<string>
 }
 
-/** What a listing reads of a session. */
-export type Listed = Pick<
-  SessionRow,
-  | "id"
-  | "header_id"
-  | "cwd"
-  | "name"
-  | "parent_session"
-  | "created_ms"
-  | "modified_ms"
-  | "last_activity_ms"
-  | "message_count"
-  | "first_message"
-  | "all_text"
->
+/** What a listing reads of a session, in the order of the listing query's columns. */
+export type Listed = readonly [
+  id: string,
+  header_id: string | null,
+  cwd: string | null,
+  name: string | null,
+  parent_session: string | null,
+  created_ms: number | null,
+  modified_ms: number,
+  last_activity_ms: number | null,
+  message_count: number,
+  first_message: string | null,
+  all_text: string,
+  listed_ms: number,
+  touched: number
+]
 
 /** The outcome of a write of rows. */
 export type WriteResult =
@@ -235,10 +236,10 @@ export class Db {
 
   /** Every session whose first row is a header, newest first (by last activity, else creation, else write). */
   list(): Array<Listed> {
-    // sorted here: SQLite's sorter copies every selected column of every session first
-    return (this.st.list.all() as Array<Listed & { listed_ms: number; touched: number }>).sort((a, b) =>
-      b.listed_ms - a.listed_ms || b.touched - a.touched
-    )
+    // arrays, not objects (half the cost for 10,000 sessions), sorted here: SQLite's sorter would
+    // copy every selected column of every session first
+    const raw = this.st.list.raw(true).all() as Array<Listed>
+    return raw.sort((a, b) => b[11] - a[11] || b[12] - a[12])
   }
 
   /** The session written last (whose first row is a header). */
