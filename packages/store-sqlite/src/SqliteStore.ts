@@ -101,7 +101,8 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
 
     const serve = (r: SessionRef.SessionRef) =>
       r._tag === "Sqlite"
-        ? Effect.succeed(ref(r.path, r.id))
+        // the reference itself when canonical: the manager knows its hold by the reference's identity
+        ? Effect.succeed(databaseOf(r.path) === r.path ? r : ref(r.path, r.id))
         : Effect.fail(new SessionRef.UnsupportedSessionRefError({ ref: SessionRef.format(r), store: "sqlite" }))
     const keyOf = (r: SessionRef.SqliteRef) => SessionRef.format(r)
     const cursorOf = (key: string, generation: number, seq: number) =>
