@@ -34,7 +34,9 @@ const seed = (db: string, ids: ReadonlyArray<string>) =>
 const rowsOf = (db: string, id: string): Array<Record<string, any>> => {
   const handle = new Database(db, { readonly: true })
   try {
-    return (handle.prepare("SELECT r.text FROM rows r JOIN sessions s ON r.session = s.sid WHERE s.id = ? ORDER BY r.seq").pluck().all(id) as Array<string>)
+    return (handle.prepare(
+      "SELECT r.text FROM rows r JOIN sessions s ON r.session = s.sid WHERE s.id = ? ORDER BY r.seq"
+    ).pluck().all(id) as Array<string>)
       .map((text) => JSON.parse(text))
   } finally {
     handle.close()

@@ -279,12 +279,14 @@ describe("SqliteStore", () => {
           const first = yield* store.exclusive(ref, (held) =>
             held.append(created.cursor, [message("a1", null, "user", "q")], { durability: "fsync" }))
           expect(seen).toEqual(["synchronous = FULL", "synchronous = NORMAL"])
-          yield* store.exclusive(ref, (held) => held.append(first.cursor, [message("a2", "a1", "user", "r")]))
+          yield* store.exclusive(ref, (held) =>
+            held.append(first.cursor, [message("a2", "a1", "user", "r")]))
           expect(seen).toHaveLength(2)
         } finally {
           proto.pragma = pragma
         }
-      })))
+      })
+    ))
 
   it.live("serves sqlite references only, and SessionManager works over it with canonical references", () =>
     Effect.gen(function*() {
