@@ -7,6 +7,9 @@
  * The `rows` table keeps each row's text as stored (opaque, corrupt and blank rows, CRLF, a BOM),
  * the `sessions` table its summary, kept current by each write.
  */
+// the package ships no types: its declaration here, reachable from other packages' type checks too
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./better-sqlite3.d.ts" />
 import { Line } from "@branchlog/session-core"
 import Database from "better-sqlite3"
 import * as Summary from "./summary.js"

@@ -4,6 +4,9 @@
  * anything is written; an older or empty one is migrated through an `SqliteClient` of its own
  * (closed right after), with retries while another process migrates it at the same time.
  */
+// the package ships no types: its declaration here, reachable from other packages' type checks too
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./better-sqlite3.d.ts" />
 
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Migrator from "@effect/sql/Migrator"
