@@ -20,6 +20,7 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
 import type * as SessionCatalog from "./SessionCatalog.js"
 import type { SessionFileConflictError } from "./SessionError.js"
 import type * as SessionRef from "./SessionRef.js"
@@ -63,6 +64,17 @@ export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundErro
   /** Names the session. */
   override get message(): string {
     return `no such session: ${this.ref}`
+  }
+}
+
+/** A search was asked of a store that keeps no index of message text and cannot scan. */
+export class SearchUnsupportedError extends Schema.TaggedError<SearchUnsupportedError>()("SearchUnsupportedError", {
+  store: Schema.String,
+  location: Schema.String
+}) {
+  /** Names the store and the location. */
+  override get message(): string {
+    return `the ${this.store} store cannot search messages (${this.location})`
   }
 }
 
@@ -184,6 +196,12 @@ export interface Appended {
 export interface WriteOptions {
   /** `"fsync"`: durable before it returns (default `"none"`). */
   readonly durability?: "none" | "fsync"
+  /**
+   * `create` only: the last row ends without its newline, as in a session whose last write was
+   * torn (`report.tornTail` of its load), so that a copy of it is exact. A later append to such a
+   * session starts on a new line, as it does after any torn row.
+   */
+  readonly unterminated?: boolean
 }
 
 /** A session held exclusively (against every writer of every process or host the store serves). */
@@ -240,6 +258,30 @@ export interface ListQuery {
   readonly agentDir?: string
 }
 
+/** A text search over the messages of a store's sessions. */
+export interface SearchQuery {
+  /** The words to find (the store's own query syntax: FTS5 for SQLite, `websearch_to_tsquery` for PostgreSQL). */
+  readonly text: string
+  /** The location searched (files: a folder, SQL: the database); absent: every session the store holds. */
+  readonly location?: string
+  /** At most this many hits, best first (default 20). */
+  readonly limit?: number
+}
+
+/** One message found by a search. */
+export interface SearchHit {
+  readonly ref: SessionRef.SessionRef
+  /** The id of the message entry. */
+  readonly entryId: string
+  /** The message's role (`user`, `assistant`, `toolResult`, …). */
+  readonly role: string
+  readonly timestamp: string | undefined
+  /** A short excerpt around the match, the matched words between `[` and `]`. */
+  readonly snippet: string
+  /** Higher is better; comparable only within one search. */
+  readonly score: number
+}
+
 /** The service. */
 export interface TranscriptStoreShape {
   /** The backend's name (`jsonl`, `memory`, `sqlite`, …). */
@@ -252,8 +294,8 @@ export interface TranscriptStoreShape {
   readonly locationOf: (ref: SessionRef.SessionRef) => string
   /** The reference a new session gets in `location` (files: `<time>_<id>.jsonl` in the folder). */
   readonly refFor: (location: string, header: Entry.SessionHeader) => SessionRef.SessionRef
-  /** The position after a row of `text` at `position` (files: bytes plus the newline). */
-  readonly positionAfter: (position: Position, text: string) => Position
+  /** The position after a row of `text` at `position` (files: bytes plus the newline) in the session `ref`. */
+  readonly positionAfter: (position: Position, text: string, ref?: SessionRef.SessionRef) => Position
   /** Loads a session (a missing or empty one gives `exists: false`). */
   readonly load: (ref: SessionRef.SessionRef, options: LoadOptions) => Effect.Effect<Loaded, StoreFailure>
   /** What changed since `cursor`, without holding the session. */
@@ -270,6 +312,16 @@ export interface TranscriptStoreShape {
   readonly mostRecent: (location: string) => Effect.Effect<Option.Option<SessionRef.SessionRef>>
   /** Removes a session (its rows; a file store leaves its backups). */
   readonly remove: (ref: SessionRef.SessionRef) => Effect.Effect<void, StoreFailure | SessionNotFoundError>
+  /** Optional: finds messages by text, best first (a store without an index of message text leaves it out). */
+  readonly search?: (
+    query: SearchQuery
+  ) => Effect.Effect<ReadonlyArray<SearchHit>, StoreFailure | SearchUnsupportedError>
+  /**
+   * Optional: a signal each time the session may have changed (SQL: a notification per commit; a
+   * follower then asks `changes` with its cursor, so a missed or doubled signal loses nothing). A
+   * store without it is followed by polling.
+   */
+  readonly watch?: (ref: SessionRef.SessionRef) => Stream.Stream<void, StoreFailure>
 }
 
 /** The TranscriptStore service tag. */
