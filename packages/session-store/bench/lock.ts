@@ -126,7 +126,9 @@ for (let round = 0; round < 3; round++) {
   )
 }
 const written = fs.readFileSync(session.getSessionFile()!, "utf8").split("\n")
-console.log(`(an entry line is ${Buffer.byteLength(written[written.length - 2]!) + 1} bytes, the baseline's ${line.length})`)
+console.log(
+  `(an entry line is ${Buffer.byteLength(written[written.length - 2]!) + 1} bytes, the baseline's ${line.length})`
+)
 await managers.dispose()
 await runtime.dispose()
 fs.rmSync(root, { recursive: true, force: true })

@@ -200,20 +200,23 @@ export const make: Effect.Effect<FileSnapshotShape, never, FileBackend> = Effect
   const classify = (path: string, snapshot: Snapshot): Effect.Effect<Change, FileSystemError | NotRegularFileError> =>
     Effect.suspend(() => {
       const abs = backend.resolve(path)
-      return Effect.flatMap(backend.stat(abs), (current): Effect.Effect<Change, FileSystemError | NotRegularFileError> => {
-        if (Option.isNone(current)) return Effect.succeed(Change.Missing())
-        const stat = current.value
-        if (stat.dev !== snapshot.dev || stat.ino !== snapshot.ino) {
-          return Effect.succeed(Change.Replaced({ reason: "new-inode" }))
+      return Effect.flatMap(
+        backend.stat(abs),
+        (current): Effect.Effect<Change, FileSystemError | NotRegularFileError> => {
+          if (Option.isNone(current)) return Effect.succeed(Change.Missing())
+          const stat = current.value
+          if (stat.dev !== snapshot.dev || stat.ino !== snapshot.ino) {
+            return Effect.succeed(Change.Replaced({ reason: "new-inode" }))
+          }
+          if (stat.size < snapshot.size) return Effect.succeed(Change.Replaced({ reason: "shrunk" }))
+          if (stat.size === snapshot.size) {
+            return Effect.succeed(
+              stat.mtimeNs === snapshot.mtimeNs ? Change.Unchanged() : Change.Replaced({ reason: "rewritten" })
+            )
+          }
+          return grown(abs, snapshot)
         }
-        if (stat.size < snapshot.size) return Effect.succeed(Change.Replaced({ reason: "shrunk" }))
-        if (stat.size === snapshot.size) {
-          return Effect.succeed(
-            stat.mtimeNs === snapshot.mtimeNs ? Change.Unchanged() : Change.Replaced({ reason: "rewritten" })
-          )
-        }
-        return grown(abs, snapshot)
-      })
+      )
     })
 
   return { capture, captureTailed, classify } satisfies FileSnapshotShape

@@ -22,10 +22,13 @@ describe("tail window", () => {
   it("matches a plain copy, and no window handed out changes afterwards (random writes, branches)", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.record({ text: fc.string({ unit: "grapheme", maxLength: 300 }), from: fc.nat(), asBytes: fc.boolean() }), {
-          minLength: 1,
-          maxLength: 200
-        }),
+        fc.array(
+          fc.record({ text: fc.string({ unit: "grapheme", maxLength: 300 }), from: fc.nat(), asBytes: fc.boolean() }),
+          {
+            minLength: 1,
+            maxLength: 200
+          }
+        ),
         fc.integer({ min: 1, max: 5000 }),
         (writes, tailBytes) => {
           const windows: Array<{ readonly view: Uint8Array; readonly copy: Uint8Array }> = []

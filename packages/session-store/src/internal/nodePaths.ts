@@ -60,7 +60,7 @@ export const canonicalOf = (path: string, resolve: (path: string) => string = no
  * working folder; on Windows a rooted path still depends on the current drive): the lock, the
  * snapshot and the append each resolve the session's path on every write.
  */
-export const memoizedResolve = (limit = 4096): ((path: string) => string) => {
+export const memoizedResolve = (limit = 4096): (path: string) => string => {
   const resolved = new Map<string, string>()
   const posix = nodePath.sep === "/"
   return (path) => {

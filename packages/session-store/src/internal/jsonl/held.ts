@@ -174,7 +174,8 @@ export const exclusive = <A, E, R>(
         return Effect.ensuring(use(makeHeld(env, ref, hold)), Effect.suspend(() => release(env, ref.path, hold)))
       }),
       options.lock
-    ))
+    )
+  )
 
 const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
   const path = ref.path

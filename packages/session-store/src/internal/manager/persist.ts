@@ -39,7 +39,11 @@ const writeOut = (
 ): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> => Effect.suspend(() => writeNow(core, held, rows))
 
 /** `writeOut`, from the state as it is now. */
-const writeNow = (core: Core, held: Held, rows: ReadonlyArray<OwnRow>): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> => {
+const writeNow = (
+  core: Core,
+  held: Held,
+  rows: ReadonlyArray<OwnRow>
+): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> => {
   const own = rows.map(textOf)
   const pendingCount = core.pending.length
   const texts = pendingCount === 0 ? own : [...core.pending.map((p) => p.text), ...own]
@@ -64,11 +68,14 @@ const record = (core: Core, rows: ReadonlyArray<OwnRow>, result: Appended): Read
 
 /** Catches up and writes, under `held` (plain code: a writer that takes the lock per append runs this every time). */
 const syncAndWrite = (core: Core, held: Held, build: (now: number) => ReadonlyArray<OwnRow>) =>
-  Effect.flatMap(sync(core, held), () =>
-    Effect.withFiberRuntime<{ rows: ReadonlyArray<OwnRow>; flushed: ReadonlyArray<OwnRow> }, WriteError>((fiber) => {
-      const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
-      return Effect.map(writeNow(core, held, rows), (flushed) => ({ rows, flushed }))
-    }))
+  Effect.flatMap(
+    sync(core, held),
+    () =>
+      Effect.withFiberRuntime<{ rows: ReadonlyArray<OwnRow>; flushed: ReadonlyArray<OwnRow> }, WriteError>((fiber) => {
+        const rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+        return Effect.map(writeNow(core, held, rows), (flushed) => ({ rows, flushed }))
+      })
+  )
 
 /**
  * The held fast path: the hold wrote the cursor last. In one step: build the rows (time from the
