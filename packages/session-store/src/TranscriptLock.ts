@@ -27,6 +27,7 @@ import type { Backend, HeldLock } from "./internal/backend.js"
 import { FileBackend } from "./internal/backend.js"
 import * as LockFile from "./internal/lockFile.js"
 import * as LockGate from "./internal/lockGate.js"
+import * as LockTakeover from "./internal/lockTakeover.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
@@ -213,54 +214,7 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
     })
 
   /** Take-over: rename the unchanged stale file to a unique name, check what we moved, then drop it. */
-  const takeOver = (info: LockFile.HolderInfo) => info.symlink === true ? takeOverLink(info) : takeOverFile(info)
-
-  /** A symlink at the lock path: move the link itself (never its target) away if it is still the same link. */
-  const takeOverLink = (info: LockFile.HolderInfo) =>
-    Effect.gen(function*() {
-      const again = yield* backend.lstat(info.lockPath)
-      if (Option.isNone(again) || again.value.kind !== "symlink" || again.value.ino !== info.content.ino) return
-      const aside = `${info.lockPath}.stale-${randomUUID().slice(0, 8)}`
-      const moved = yield* backend.rename(info.lockPath, aside).pipe(
-        Effect.as(true),
-        Effect.catchTag("FileNotFoundError", () => Effect.succeed(false))
-      )
-      if (!moved) return
-      const movedInfo = yield* backend.lstat(aside)
-      if (Option.isSome(movedInfo) && movedInfo.value.ino !== info.content.ino) {
-        yield* backend.link(aside, info.lockPath).pipe(Effect.ignore)
-      } else {
-        yield* Effect.logInfo(`transcript lock: removed a symlink found at the lock path ${info.lockPath}`)
-      }
-      yield* backend.remove(aside)
-    })
-
-  const takeOverFile = (info: LockFile.HolderInfo) =>
-    Effect.gen(function*() {
-      const again = yield* backend.readFile(info.lockPath)
-      if (Option.isNone(again)) return
-      if (again.value.ino !== info.content.ino || !LockFile.sameBytes(again.value.bytes, info.content.bytes)) return
-      const aside = `${info.lockPath}.stale-${randomUUID().slice(0, 8)}`
-      const moved = yield* backend.rename(info.lockPath, aside).pipe(
-        Effect.as(true),
-        Effect.catchTag("FileNotFoundError", () => Effect.succeed(false))
-      )
-      if (!moved) return
-      const movedContent = yield* backend.readFile(aside)
-      if (Option.isSome(movedContent) && !LockFile.sameBytes(movedContent.value.bytes, info.content.bytes)) {
-        // someone replaced the stale file between our check and the rename: give it back
-        yield* backend.link(aside, info.lockPath).pipe(
-          Effect.catchAll((error) =>
-            Effect.logWarning(`transcript lock: could not restore a lock moved by a take-over race: ${error.message}`)
-          )
-        )
-      } else {
-        yield* Effect.logInfo(
-          `transcript lock: took over a stale lock (${info.reasons.join(",")}) pid=${info.pid ?? "?"} ${info.lockPath}`
-        )
-      }
-      yield* backend.remove(aside)
-    })
+  const takeOver = (info: LockFile.HolderInfo) => LockTakeover.takeOver(backend, info)
 
   /**
    * One exclusive-create attempt (the payload written in the same step), synchronous: on success
