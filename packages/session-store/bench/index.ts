@@ -131,7 +131,7 @@ const main = async () => {
     runtime.runPromise(SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
   const firstResume = () => {
     fs.rmSync(index, { force: true })
-    return runtime.runPromise(SessionManager.resume(file, undefined, undefined, { readOnly: true }))
+    return runtime.runPromise(SessionManager.resume(file, undefined, undefined, { readOnly: true, writeIndex: true }))
   }
   // interleaved: full, build, full, build (the best of two each)
   const fullTimes: Array<number> = []

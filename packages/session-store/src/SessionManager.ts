@@ -396,10 +396,13 @@ export const open = (
     return make(core)
   })
 
-/** Options of `resume`: those of `open`, and whether the store may write its index (default true). */
+/** Options of `resume`: those of `open`, and whether the store may write its index. */
 export interface ResumeOptions extends Options {
   readonly readOnly?: boolean
-  /** May write the sidecar index (files: `<file>.index`) when it is missing or behind (default true). */
+  /**
+   * May write the sidecar index (files: `<file>.index`) when it is missing, damaged or behind;
+   * default: unless `readOnly` (a read-only resume uses a valid index and writes nothing).
+   */
   readonly writeIndex?: boolean
 }
 
@@ -431,7 +434,7 @@ export const resume = (
     })
     yield* Resume.resumeInto(core, ref, {
       readOnly: options.readOnly ?? false,
-      writeIndex: options.writeIndex ?? true
+      writeIndex: options.writeIndex ?? options.readOnly !== true
     })
     if (cwdOverride === undefined && typeof core.state.header?.cwd === "string") core.cwd = core.state.header.cwd
     return make(core)

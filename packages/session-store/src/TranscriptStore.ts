@@ -244,8 +244,8 @@ export interface ListQuery {
 export interface ActiveOptions extends LoadOptions {
   /**
    * May write the store's index of the session (files: the sidecar `<file>.index`) when it is
-   * missing, damaged or far behind; default `true`, read-only opens included (the index is a cache
-   * beside the session, never the session). `false`: use a valid index, write none.
+   * missing, damaged or far behind; default: unless `readOnly` (a read-only open uses a valid index
+   * and writes nothing; `true` lets it write the index, a cache beside the session, never the session).
    */
   readonly writeIndex?: boolean
 }

@@ -14,6 +14,7 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
 import * as IdSource from "../src/IdSource.js"
+import * as MemoryStore from "../src/MemoryStore.js"
 import * as SessionFiles from "../src/SessionFiles.js"
 import * as SessionManager from "../src/SessionManager.js"
 import { cleanupTempRoots, harnesses, nodeHarness } from "../src/testing/Harness.js"
@@ -42,7 +43,7 @@ const both = (file: string) =>
     const full = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }).pipe(
       Effect.provide(IdSource.deterministic(7))
     )
-    const bounded = yield* SessionManager.resume(file, undefined, undefined, { readOnly: true }).pipe(
+    const bounded = yield* SessionManager.resume(file, undefined, undefined, { readOnly: true, writeIndex: true }).pipe(
       Effect.provide(IdSource.deterministic(7))
     )
     const got = answers(bounded)
@@ -265,6 +266,39 @@ for (const harness of harnesses) {
     }, 300_000)
   })
 }
+
+describe("sidecar index: who writes it", () => {
+  it.live("a read-only resume uses a valid index and writes none; a writable one builds it; a store without loadActive opens fully", () => {
+    const { dir, ext, layer } = nodeHarness.make()
+    return Effect.gen(function*() {
+      const sm = yield* SessionManager.create("/work", dir, { eagerFlush: true })
+      for (let i = 0; i < 10; i++) yield* sm.appendMessage(i % 2 === 0 ? user(`u${i}`) : assistant(`a${i}`))
+      const file = sm.getSessionFile()!
+      const readOnly = yield* SessionManager.resume(file, undefined, undefined, { readOnly: true })
+      expect(readOnly.isBounded()).toBe(false)
+      expect(ext.list(dir)).toEqual([path.basename(file)])
+      yield* SessionManager.resume(file)
+      expect(ext.list(dir)).toEqual([path.basename(file), path.basename(SessionFiles.indexName(file))])
+      const index = ext.read(SessionFiles.indexName(file))!
+      yield* sm.appendMessage(user("one more"))
+      const again = yield* SessionManager.resume(file, undefined, undefined, { readOnly: true })
+      expect(again.isBounded()).toBe(true)
+      expect(again.buildSessionContext().messages.length).toBe(11)
+      // caught up in memory: the read-only resume left the index as it was
+      expect(ext.read(SessionFiles.indexName(file))!.equals(index)).toBe(true)
+    }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
+  })
+
+  it.effect("a store without loadActive (the memory row store): resume is a full open", () =>
+    Effect.gen(function*() {
+      const sm = yield* SessionManager.create("/work", "/loc", { eagerFlush: true })
+      yield* sm.appendMessage(user("hello"))
+      yield* sm.appendMessage(assistant("hi"))
+      const resumed = yield* SessionManager.resume(sm.getSessionRef()!)
+      expect(resumed.isBounded()).toBe(false)
+      expect(resumed.buildSessionContext()).toEqual(sm.buildSessionContext())
+    }).pipe(Effect.provide(MemoryStore.layer())))
+})
 
 describe("sidecar index (a second process)", () => {
   it.live("a second process appending keeps the bounded open equal to the full open", () => {

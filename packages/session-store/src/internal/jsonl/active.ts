@@ -34,6 +34,9 @@ const decoder = new TextDecoder()
 
 const full = (loaded: Loaded): ActiveResult => ({ _tag: "Full", loaded })
 
+/** Whether this open may write the index (default: unless read-only). */
+const writes = (options: ActiveOptions): boolean => options.writeIndex ?? options.readOnly !== true
+
 /** The head and summary of an index (`undefined`: missing, unreadable or damaged). */
 const readHead = (env: Env, index: string) =>
   Effect.gen(function*() {
@@ -53,7 +56,7 @@ const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
     if (!scan.direct) return full(yield* load(env, path, { ...options, cache: false }))
     const loaded = direct(scan)
     if (
-      options.writeIndex === false || scan.snapshot === undefined || scan.tornTail !== undefined ||
+      !writes(options) || scan.snapshot === undefined || scan.tornTail !== undefined ||
       scan.oversized.length > 0
     ) return full(loaded)
     const watermark = yield* Watermark.of(env, path, scan.snapshot)
@@ -179,7 +182,7 @@ export const loadActive = (
       batch = new Set(caught.tables.ids.subarray(0, caught.tables.idCount))
       const set = ids()
       if (
-        options.writeIndex !== false && set !== undefined &&
+        writes(options) && set !== undefined &&
         (tail.endOffset - head.summary.watermark.size > REWRITE_AFTER_BYTES || head.rowCount <= REWRITE_SMALL_ROWS)
       ) yield* rewrite(env, index, head, set, summary, caught.tables)
     }
