@@ -2,7 +2,7 @@
 // built package (`pnpm build` first): prints one JSON line
 // {"ms": wall time of the open, "rssBefore": MiB after imports, "maxRss": peak MiB of the process,
 //  "bounded": whether the open was bounded, "messages": context messages}.
-// usage: node bench/index-child.mjs FILE resume|full [runs]
+// usage: node bench/index-child.mjs FILE resume|build|full [runs]   (build: a resume that may write the index)
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as SessionManager from "../dist/SessionManager.js"
@@ -19,14 +19,15 @@ let messages = 0
 for (let i = 0; i < Number(runsText); i++) {
   const t = performance.now()
   const sm = await runtime.runPromise(
-    mode === "resume"
-      ? SessionManager.resume(file, undefined, undefined, { readOnly: true })
+    mode === "resume" || mode === "build"
+      ? SessionManager.resume(file, undefined, undefined, { readOnly: true, writeIndex: mode === "build" })
       : SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false })
   )
   messages = sm.buildSessionContext().messages.length
   times.push(performance.now() - t)
   bounded = sm.isBounded()
 }
+if (process.env.SHOW_TIMES) console.error(times.map((t) => t.toFixed(1)).join(" "))
 times.sort((a, b) => a - b)
 process.stdout.write(
   JSON.stringify({

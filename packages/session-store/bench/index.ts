@@ -34,6 +34,8 @@ if (!fs.existsSync(path.join(here, "..", "dist", "SessionManager.js"))) {
 const entries = Number(process.env.BRANCHLOG_BENCH_ENTRIES ?? 1_450_000)
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-index-bench-"))
 const file = path.join(root, "2026-01-01T00-00-00-000Z_big.jsonl")
+// BRANCHLOG_BENCH_GENERATE=PATH: only write the session there (for measuring by hand)
+const generateOnly = process.env.BRANCHLOG_BENCH_GENERATE
 const runtime = ManagedRuntime.make(SessionStore.layerNode)
 const now = () => performance.now()
 
@@ -125,6 +127,11 @@ const inChild = (mode: "resume" | "full", runs: number) => {
 const main = async () => {
   const t0 = now()
   const { bytes, leaf } = generate()
+  if (generateOnly !== undefined) {
+    fs.renameSync(file, generateOnly)
+    fs.rmSync(root, { recursive: true, force: true })
+    return console.log(`generated ${(bytes / 1e6).toFixed(0)} MB at ${generateOnly}`)
+  }
   console.log(`generated ${(bytes / 1e6).toFixed(0)} MB, ${entries} entries in ${ms(now() - t0)} (${file})`)
   const index = SessionFiles.indexName(file)
   const fullOpen = () =>
@@ -181,7 +188,8 @@ const main = async () => {
     `index ${(indexBytes / 1e6).toFixed(1)} MB; full open in a fresh process ${ms(fullChild.ms)}; process RSS after imports ${resumed.rssBefore} MiB; bounded: ${resumed.bounded}/${afterForeign.bounded}; context messages ${resumed.messages}/${afterForeign.messages} (full ${fullChild.messages})`
   )
   await runtime.dispose()
-  fs.rmSync(root, { recursive: true, force: true })
+  if (process.env.BRANCHLOG_BENCH_KEEP === "1") console.log(`kept ${file}`)
+  else fs.rmSync(root, { recursive: true, force: true })
 }
 
 void Effect.runPromise(Effect.promise(main)).catch((e) => {

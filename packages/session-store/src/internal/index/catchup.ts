@@ -74,7 +74,7 @@ export const catchUp = (
       return true
     }
     if (compactionAt !== -1 && i < compactionAt) return false
-    segment = segment.slice(0, i + 1)
+    if (i < segment.length - 1) segment.length = i + 1
     return true
   }
   /** Moves to the canonical entry `id` names (a control of this batch resolved), or fails. */

@@ -171,6 +171,7 @@ export const decodeHead = (head: Uint8Array, summaryBytes: Uint8Array): Head | u
 /** The id set from its bytes (`undefined` when its checksum is wrong). */
 export const decodeIds = (head: Head, bytes: Uint8Array): Float64Array | undefined => {
   if (bytes.length !== head.idCount * 8 || crc32(bytes) !== head.crcIds) return undefined
+  if (bytes.byteOffset % 8 === 0) return new Float64Array(bytes.buffer, bytes.byteOffset, head.idCount)
   const copy = new Float64Array(head.idCount)
   new Uint8Array(copy.buffer).set(bytes)
   return copy
