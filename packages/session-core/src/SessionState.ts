@@ -214,7 +214,9 @@ export const fromActivePath = (
   if (header !== undefined) apply(s, header)
   let previous: string | null = null
   for (const { entry, line, offset } of path) {
-    const written = Object.hasOwn(entry, "parentId") ? (entry as { readonly parentId?: string | null }).parentId : undefined
+    const written = Object.hasOwn(entry, "parentId")
+      ? (entry as { readonly parentId?: string | null }).parentId
+      : undefined
     if (written !== previous || previous === entry.id) s.logicalParents.set(entry.id, previous)
     const position = s.entries.length
     s.entries.push(entry)

@@ -54,7 +54,9 @@ const generate = () => {
     fs.writeSync(fd, chunk)
     out.length = 0
   }
-  out.push(JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work" }))
+  out.push(
+    JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work" })
+  )
   const path: Array<string> = []
   let leaf: string | null = null
   for (let i = 0; i < entries; i++) {
@@ -175,17 +177,29 @@ const main = async () => {
   table([
     ["case", "figure", "baseline", "ratio (target)"],
     ["first resume (builds the index) vs full open", ms(build), ms(full), ratio(build, full, 1.3)],
-    ["resume (fresh process) vs full open", ms(resumed.ms), ms(full), `${(full / resumed.ms).toFixed(0)}× faster (≥ 100×)`],
+    [
+      "resume (fresh process) vs full open",
+      ms(resumed.ms),
+      ms(full),
+      `${(full / resumed.ms).toFixed(0)}× faster (≥ 100×)`
+    ],
     [
       "resume peak RSS (fresh process)",
       `${resumed.maxRss} MiB`,
       `full open ${fullChild.maxRss} MiB`,
       resumed.maxRss < 100 ? "ok (< 100 MB)" : "MISSED (< 100 MB)"
     ],
-    ["resume after 1,000 foreign appends vs none", ms(afterForeign.ms), ms(resumed.ms), ratio(afterForeign.ms, resumed.ms, 2)]
+    [
+      "resume after 1,000 foreign appends vs none",
+      ms(afterForeign.ms),
+      ms(resumed.ms),
+      ratio(afterForeign.ms, resumed.ms, 2)
+    ]
   ])
   console.log(
-    `index ${(indexBytes / 1e6).toFixed(1)} MB; full open in a fresh process ${ms(fullChild.ms)}; process RSS after imports ${resumed.rssBefore} MiB; bounded: ${resumed.bounded}/${afterForeign.bounded}; context messages ${resumed.messages}/${afterForeign.messages} (full ${fullChild.messages})`
+    `index ${(indexBytes / 1e6).toFixed(1)} MB; full open in a fresh process ${
+      ms(fullChild.ms)
+    }; process RSS after imports ${resumed.rssBefore} MiB; bounded: ${resumed.bounded}/${afterForeign.bounded}; context messages ${resumed.messages}/${afterForeign.messages} (full ${fullChild.messages})`
   )
   await runtime.dispose()
   if (process.env.BRANCHLOG_BENCH_KEEP === "1") console.log(`kept ${file}`)

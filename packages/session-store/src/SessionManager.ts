@@ -253,7 +253,8 @@ const make = (core: Core): SessionManager => {
     isReadOnly: () => core.readOnly,
     getLeafId: () => core.state.leafId,
     getLeafEntry: () => Tree.getLeafEntry(state()),
-    getEntry: (id) => Tree.getEntry(state(), id) ?? (core.bounded === undefined ? undefined : Tree.getEntry(whole(), id)),
+    getEntry: (id) =>
+      Tree.getEntry(state(), id) ?? (core.bounded === undefined ? undefined : Tree.getEntry(whole(), id)),
     getChildren: (parentId) => Tree.getChildren(whole(), parentId),
     getLabel: (id) => Tree.getLabel(state(), id),
     getBranch: (fromId) => Tree.getBranch(whole(), fromId),
@@ -295,7 +296,11 @@ const make = (core: Core): SessionManager => {
     branch: (id) => Resume.needing(core, [id], () => Branching.moveLeaf(core, id, "branch")),
     resetLeaf: () => Branching.resetLeaf(core),
     branchWithSummary: (fromId, summary, details, fromHook, usage) =>
-      Resume.needing(core, [fromId], () => Branching.branchWithSummary(core, fromId, summary, details, fromHook, usage)),
+      Resume.needing(
+        core,
+        [fromId],
+        () => Branching.branchWithSummary(core, fromId, summary, details, fromHook, usage)
+      ),
     createBranchedSession: (leafId) => Resume.whole(core, () => Branching.createBranchedSession(core, leafId)),
     newSession: (options) => Branching.newSession(core, options),
     flush: () => Persist.flush(core),

@@ -386,7 +386,9 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
             Effect.fail(new FileSystemError({ path: e.path, operation: "rename", code: "ENOENT", detail: "vanished" })))
         )
         yield* Effect.ensuring(written, handle.close).pipe(
-          Effect.tapError(() => backend.remove(temp).pipe(Effect.ignore))
+          Effect.tapError(() =>
+            backend.remove(temp).pipe(Effect.ignore)
+          )
         )
       })
   } satisfies TranscriptFileShape

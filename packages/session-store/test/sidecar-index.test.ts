@@ -107,68 +107,72 @@ for (const harness of harnesses) {
       }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
     }, 120_000)
 
-    it.live("random appends, branches, labels, names and compactions, by the resumed manager and by foreign writers", () => {
-      const { dir, ext, layer } = harness.make()
-      return Effect.gen(function*() {
-        for (let seed = 1; seed <= 6; seed++) {
-          const random = prng(seed)
-          const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
-          const created = yield* SessionManager.create("/work", dir, { eagerFlush: true })
-          const file = created.getSessionFile()!
-          yield* created.appendMessage(user("hello"))
-          yield* created.appendMessage(assistant("hi"))
-          let sm = yield* SessionManager.resume(file)
-          let foreignSeq = 0
-          for (let step = 0; step < 60; step++) {
-            const ids = (yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
-              .getEntries().map((e) => e.id)
-            const branchIds = sm.getState().entries.map((e) => e.id)
-            const r = random()
-            if (r < 0.25) yield* sm.appendMessage(pick([user, assistant])(`m${step}`))
-            else if (r < 0.3) yield* sm.appendThinkingLevelChange(pick(["low", "high", "off"]))
-            else if (r < 0.35) yield* sm.appendModelChange("p", pick(["a", "b"]))
-            else if (r < 0.42) {
-              const kept = random() < 0.2 ? null : pick(random() < 0.7 ? branchIds : ids)
-              yield* sm.appendCompaction(`summary ${step}`, kept, 100)
-            } else if (r < 0.5) yield* sm.branch(pick(random() < 0.6 ? branchIds : ids))
-            else if (r < 0.56) yield* sm.appendLabelChange(pick(ids), random() < 0.8 ? `l${step}` : undefined)
-            else if (r < 0.6) yield* sm.appendSessionInfo(`name ${step}`)
-            else if (r < 0.64) yield* sm.branchWithSummary(pick(branchIds), `bs ${step}`)
-            else if (r < 0.66) yield* sm.resetLeaf()
-            else if (r < 0.76) {
-              // another manager (full open) appends
-              const other = yield* SessionManager.open(file, undefined, undefined, { cache: false })
-              if (random() < 0.3) yield* other.branch(pick(ids))
-              yield* other.appendMessage(user(`foreign ${step}`))
-            } else if (r < 0.86) {
-              // a raw append, as pi makes it (no index, no lock)
-              const last = (yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
-                .getLeafId()
-              const id = `f${String(foreignSeq++).padStart(7, "0")}`
-              const parentId = random() < 0.8 ? last : pick(ids)
-              ext.append(
-                file,
-                JSON.stringify({
-                  type: "message",
-                  id,
-                  parentId,
-                  timestamp: "2026-01-01T00:00:00.000Z",
-                  message: user(`raw ${step}`)
-                }) + "\n"
-              )
-            } else sm = yield* SessionManager.resume(file)
-            const { got, want } = yield* both(file)
-            expect(got, `seed ${seed} step ${step}`).toEqual(want)
-            // the manager that wrote answers as a full open does (it folded or loaded what others wrote)
-            yield* sm.refresh()
-            const fresh = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false })
-            // (its leaf stays where it was: others' appends do not move it)
-            expect(JSON.parse(JSON.stringify(sm.buildSessionContext())), `seed ${seed} step ${step} (writer)`)
-              .toEqual(JSON.parse(JSON.stringify(fresh.buildSessionContext(sm.getLeafId()))))
+    it.live(
+      "random appends, branches, labels, names and compactions, by the resumed manager and by foreign writers",
+      () => {
+        const { dir, ext, layer } = harness.make()
+        return Effect.gen(function*() {
+          for (let seed = 1; seed <= 6; seed++) {
+            const random = prng(seed)
+            const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
+            const created = yield* SessionManager.create("/work", dir, { eagerFlush: true })
+            const file = created.getSessionFile()!
+            yield* created.appendMessage(user("hello"))
+            yield* created.appendMessage(assistant("hi"))
+            let sm = yield* SessionManager.resume(file)
+            let foreignSeq = 0
+            for (let step = 0; step < 60; step++) {
+              const ids = (yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
+                .getEntries().map((e) => e.id)
+              const branchIds = sm.getState().entries.map((e) => e.id)
+              const r = random()
+              if (r < 0.25) yield* sm.appendMessage(pick([user, assistant])(`m${step}`))
+              else if (r < 0.3) yield* sm.appendThinkingLevelChange(pick(["low", "high", "off"]))
+              else if (r < 0.35) yield* sm.appendModelChange("p", pick(["a", "b"]))
+              else if (r < 0.42) {
+                const kept = random() < 0.2 ? null : pick(random() < 0.7 ? branchIds : ids)
+                yield* sm.appendCompaction(`summary ${step}`, kept, 100)
+              } else if (r < 0.5) yield* sm.branch(pick(random() < 0.6 ? branchIds : ids))
+              else if (r < 0.56) yield* sm.appendLabelChange(pick(ids), random() < 0.8 ? `l${step}` : undefined)
+              else if (r < 0.6) yield* sm.appendSessionInfo(`name ${step}`)
+              else if (r < 0.64) yield* sm.branchWithSummary(pick(branchIds), `bs ${step}`)
+              else if (r < 0.66) yield* sm.resetLeaf()
+              else if (r < 0.76) {
+                // another manager (full open) appends
+                const other = yield* SessionManager.open(file, undefined, undefined, { cache: false })
+                if (random() < 0.3) yield* other.branch(pick(ids))
+                yield* other.appendMessage(user(`foreign ${step}`))
+              } else if (r < 0.86) {
+                // a raw append, as pi makes it (no index, no lock)
+                const last = (yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
+                  .getLeafId()
+                const id = `f${String(foreignSeq++).padStart(7, "0")}`
+                const parentId = random() < 0.8 ? last : pick(ids)
+                ext.append(
+                  file,
+                  JSON.stringify({
+                    type: "message",
+                    id,
+                    parentId,
+                    timestamp: "2026-01-01T00:00:00.000Z",
+                    message: user(`raw ${step}`)
+                  }) + "\n"
+                )
+              } else sm = yield* SessionManager.resume(file)
+              const { got, want } = yield* both(file)
+              expect(got, `seed ${seed} step ${step}`).toEqual(want)
+              // the manager that wrote answers as a full open does (it folded or loaded what others wrote)
+              yield* sm.refresh()
+              const fresh = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false })
+              // (its leaf stays where it was: others' appends do not move it)
+              expect(JSON.parse(JSON.stringify(sm.buildSessionContext())), `seed ${seed} step ${step} (writer)`)
+                .toEqual(JSON.parse(JSON.stringify(fresh.buildSessionContext(sm.getLeafId()))))
+            }
           }
-        }
-      }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
-    }, 300_000)
+        }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
+      },
+      300_000
+    )
 
     it.live("appends, labels, names and branches on the path work at once on a bounded session", () => {
       const { dir, layer } = harness.make()
@@ -213,7 +217,9 @@ for (const harness of harnesses) {
               yield* sm.appendMessage(user(`${name} u${i}`))
               yield* sm.appendMessage(assistant(`${name} a${i}`))
               const branch = sm.getBranch()
-              if (i % 7 === 6) yield* sm.appendCompaction(`${name} c${i}`, branch[Math.max(0, branch.length - 6)]!.id, 5)
+              if (i % 7 === 6) {
+                yield* sm.appendCompaction(`${name} c${i}`, branch[Math.max(0, branch.length - 6)]!.id, 5)
+              }
               if (i % 5 === 4) yield* sm.branch(branch[Math.max(0, branch.length - 3)]!.id)
             }
             yield* sm.appendLabelChange(sm.getBranch()[1]!.id, `${name} label`)
@@ -250,7 +256,10 @@ for (const harness of harnesses) {
             index = goodA
             const cut = bytesA.lastIndexOf(0x0a, Math.floor(bytesA.length * (0.3 + random() * 0.6)))
             ext.replace(a, bytesA.subarray(0, cut + 1))
-            ext.append(a, JSON.stringify({ type: "session_info", id: "ffffffff", parentId: null, timestamp: "x", name: "z" }) + "\n")
+            ext.append(
+              a,
+              JSON.stringify({ type: "session_info", id: "ffffffff", parentId: null, timestamp: "x", name: "z" }) + "\n"
+            )
           }
           ext.write(SessionFiles.indexName(a), index)
           const { got, want } = yield* both(a)

@@ -139,42 +139,47 @@ export const context: CliCommand = Command.make(
 )
 
 /** `branchlog show FILE [--leaf ID]`: the conversation on the current branch, readable. */
-export const show: CliCommand = Command.make("show", { file, leaf, full }, ({ file, full, leaf }) =>
-  Effect.gen(function*() {
-    const session = yield* resumeReadOnly(file, full)
-    yield* reportDamage(file, session)
-    const at = yield* leafOf(file, session, leaf)
-    const style = Output.stdoutStyle()
-    const out: Array<string> = []
-    // bounded: the branch from the last compaction's kept entry (what the context holds)
-    const branch = session.isBounded() && (at === null || session.getState().byId.has(at))
-      ? Tree.getBranch(session.getState(), at)
-      : session.getBranch(at)
-    const first = branch[0] as { readonly parentId?: string | null } | undefined
-    if (session.isBounded() && first !== undefined && typeof first.parentId === "string") {
-      out.push(style.dim("(earlier entries of this branch are summarised by the compaction below; --full shows them)"), "")
-    }
-    for (const entry of branch) {
-      const when = style.dim(`${entry.timestamp} ${entry.id}`)
-      if (entry.type === "message") {
-        const m = entry.message as Record<string, unknown>
-        out.push(`${style.bold(String(m.role))} ${when}`)
-        const text = m.role === "bashExecution"
-          ? `$ ${String(m.command)}\n${String(m.output)}`
-          : contentText(m.content, { thinking: true })
-        if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
-      } else {
-        out.push(`${style.cyan(entry.type)} ${when}`)
-        const text = entry.type === "compaction" || entry.type === "branch_summary"
-          ? entry.summary
-          : entry.type === "custom_message"
-          ? contentText(entry.content)
-          : ""
-        if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
+export const show: CliCommand = Command.make(
+  "show",
+  { file, leaf, full },
+  ({ file, full, leaf }) =>
+    Effect.gen(function*() {
+      const session = yield* resumeReadOnly(file, full)
+      yield* reportDamage(file, session)
+      const at = yield* leafOf(file, session, leaf)
+      const style = Output.stdoutStyle()
+      const out: Array<string> = []
+      // bounded: the branch from the last compaction's kept entry (what the context holds)
+      const branch = session.isBounded() && (at === null || session.getState().byId.has(at))
+        ? Tree.getBranch(session.getState(), at)
+        : session.getBranch(at)
+      const first = branch[0] as { readonly parentId?: string | null } | undefined
+      if (session.isBounded() && first !== undefined && typeof first.parentId === "string") {
+        out.push(
+          style.dim("(earlier entries of this branch are summarised by the compaction below; --full shows them)"),
+          ""
+        )
       }
-      out.push("")
-    }
-    yield* Output.lines(out)
-  })).pipe(Command.withDescription(
-    "Print the conversation on the current branch (or up to --leaf), readable: from the last compaction's kept entry (--full: from the root)."
-  ))
+      for (const entry of branch) {
+        const when = style.dim(`${entry.timestamp} ${entry.id}`)
+        if (entry.type === "message") {
+          const m = entry.message as Record<string, unknown>
+          out.push(`${style.bold(String(m.role))} ${when}`)
+          const text = m.role === "bashExecution"
+            ? `$ ${String(m.command)}\n${String(m.output)}`
+            : contentText(m.content, { thinking: true })
+          if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
+        } else {
+          out.push(`${style.cyan(entry.type)} ${when}`)
+          const text = entry.type === "compaction" || entry.type === "branch_summary"
+            ? entry.summary
+            : entry.type === "custom_message"
+            ? contentText(entry.content)
+            : ""
+          if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
+        }
+        out.push("")
+      }
+      yield* Output.lines(out)
+    })
+).pipe(Command.withDescription("Print the conversation on the current branch (or up to --leaf), readable."))

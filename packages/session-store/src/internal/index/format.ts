@@ -12,13 +12,17 @@
  * | 4 | crc32 of the summary |
  * | 4 | crc32 of the row table |
  * | 4 | crc32 of the id set |
+ * | 4 | byte length of the id filter |
+ * | 4 | crc32 of the id filter |
  * | 4 | reserved (0) |
  * | n | the summary: UTF-8 JSON ({@link Summary}), padded with spaces to a multiple of 8 |
  * | 24 × rows | the row table: one record per line of the file ({@link ROW_BYTES}) |
  * | 8 × ids | the id set: sorted 52-bit hashes of every id and written parent id (float64) |
+ * | filter | a Bloom filter of the id set ({@link FILTER_PROBES} probes, about 24 bits per id) |
  *
- * A resume reads the first 40 bytes and the summary only; the id set is read when new rows are
- * caught up or an id is minted; the row table is written for tools and later uses, never needed.
+ * A resume reads the first 48 bytes and the summary only; new rows caught up (or an id minted)
+ * are checked against the id filter, and only an id the filter may hold against the id set; the
+ * row table is written for tools and later uses, never needed.
  */
 import { crc32 } from "node:zlib"
 import type { CorruptReport } from "../../TranscriptStore.js"
@@ -29,7 +33,10 @@ export const VERSION = 1
 const MAGIC = new TextEncoder().encode("BLINDEX\n")
 
 /** Bytes of the fixed head. */
-export const HEAD_BYTES = 40
+export const HEAD_BYTES = 48
+
+/** Probes of the id filter per id. */
+export const FILTER_PROBES = 16
 
 /** Bytes of one record of the row table. */
 export const ROW_BYTES = 24
@@ -106,6 +113,9 @@ export interface Head {
   readonly idsAt: number
   readonly crcRows: number
   readonly crcIds: number
+  readonly filterAt: number
+  readonly filterBytes: number
+  readonly crcFilter: number
 }
 
 const pad8 = (n: number) => (n + 7) & ~7
@@ -115,7 +125,9 @@ export const encode = (summary: Summary, rows: Uint8Array, ids: Float64Array): U
   const json = new TextEncoder().encode(JSON.stringify(summary))
   const summaryBytes = pad8(json.length)
   const idBytes = new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength)
-  const out = new Uint8Array(HEAD_BYTES + summaryBytes + rows.length + idBytes.length)
+  const filter = filterOf(ids)
+  const filterBytes = new Uint8Array(filter.buffer, filter.byteOffset, filter.byteLength)
+  const out = new Uint8Array(HEAD_BYTES + summaryBytes + rows.length + idBytes.length + filterBytes.length)
   const view = new DataView(out.buffer)
   out.set(MAGIC, 0)
   out.fill(0x20, HEAD_BYTES, HEAD_BYTES + summaryBytes)
@@ -128,8 +140,11 @@ export const encode = (summary: Summary, rows: Uint8Array, ids: Float64Array): U
   view.setUint32(24, crc32(summaryView), true)
   view.setUint32(28, crc32(rows), true)
   view.setUint32(32, crc32(idBytes), true)
+  view.setUint32(36, filterBytes.length, true)
+  view.setUint32(40, crc32(filterBytes), true)
   out.set(rows, HEAD_BYTES + summaryBytes)
   out.set(idBytes, HEAD_BYTES + summaryBytes + rows.length)
+  out.set(filterBytes, HEAD_BYTES + summaryBytes + rows.length + idBytes.length)
   return out
 }
 
@@ -157,14 +172,20 @@ export const decodeHead = (head: Uint8Array, summaryBytes: Uint8Array): Head | u
   }
   if (!isSummary(summary)) return undefined
   const rowCount = view.getUint32(16, true)
+  const idCount = view.getUint32(20, true)
+  const filterBytes = view.getUint32(36, true)
+  if (filterBytes === 0 || (filterBytes & (filterBytes - 1)) !== 0) return undefined
   return {
     summary,
     rowCount,
-    idCount: view.getUint32(20, true),
+    idCount,
     rowsAt: HEAD_BYTES + length,
     idsAt: HEAD_BYTES + length + rowCount * ROW_BYTES,
     crcRows: view.getUint32(28, true),
-    crcIds: view.getUint32(32, true)
+    crcIds: view.getUint32(32, true),
+    filterAt: HEAD_BYTES + length + rowCount * ROW_BYTES + idCount * 8,
+    filterBytes,
+    crcFilter: view.getUint32(40, true)
   }
 }
 
@@ -175,6 +196,39 @@ export const decodeIds = (head: Head, bytes: Uint8Array): Float64Array | undefin
   const copy = new Float64Array(head.idCount)
   new Uint8Array(copy.buffer).set(bytes)
   return copy
+}
+
+/** The id filter from its bytes (`undefined` when its checksum is wrong). */
+export const decodeFilter = (head: Head, bytes: Uint8Array): Uint32Array | undefined => {
+  if (bytes.length !== head.filterBytes || crc32(bytes) !== head.crcFilter) return undefined
+  if (bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4)
+  const copy = new Uint32Array(bytes.length / 4)
+  new Uint8Array(copy.buffer).set(bytes)
+  return copy
+}
+
+/** The Bloom filter of an id set: a power of two of bits, about 24 per id (at least 2^16). */
+export const filterOf = (ids: Float64Array): Uint32Array => {
+  let bits = 1 << 16
+  while (bits < ids.length * 24) bits *= 2
+  const filter = new Uint32Array(bits / 32)
+  for (let i = 0; i < ids.length; i++) probe(filter, ids[i]!, true)
+  return filter
+}
+
+/** Sets (with `set`) or tests the bits of a hash in a filter; `false` only for a hash never set. */
+export const probe = (filter: Uint32Array, h: number, set = false): boolean => {
+  const mask = filter.length * 32 - 1
+  const a = Math.floor(h / 0x100000) >>> 0
+  const b = (Math.imul(h % 0x100000, 0x9e3779b1) | 1) >>> 0
+  for (let i = 0; i < FILTER_PROBES; i++) {
+    const bit = ((a + Math.imul(i, b)) >>> 0) & mask
+    const word = bit >>> 5
+    const m = 1 << (bit & 31)
+    if (set) filter[word] = filter[word]! | m
+    else if ((filter[word]! & m) === 0) return false
+  }
+  return true
 }
 
 /** The row table from its bytes (`undefined` when its checksum is wrong). */

@@ -13,7 +13,8 @@ import * as OversizedLine from "../../OversizedLine.js"
 import * as SessionFiles from "../../SessionFiles.js"
 import type { ActiveLoaded, ActiveOptions, ActiveResult, Loaded, StoreFailure } from "../../TranscriptStore.js"
 import { emptyReport } from "../../TranscriptStore.js"
-import { recorder, summarize, Tables } from "../index/build.js"
+import type { Tables } from "../index/build.js"
+import { recorder, summarize } from "../index/build.js"
 import { catchUp } from "../index/catchup.js"
 import * as Format from "../index/format.js"
 import type { Head, RowRef, Summary } from "../index/format.js"
@@ -77,19 +78,34 @@ const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
     return full(loaded)
   })
 
-/** The id set of an index, read once on demand (`undefined` when it cannot be read or is damaged). */
+/**
+ * Whether the indexed session may hold an id (by its 52-bit hash): the id filter first, then, for
+ * a hash it may hold, the id set; each read once on demand. Anything unreadable or damaged: "maybe".
+ */
 const lazyIds = (env: Env, index: string, head: Head) => {
   let ids: Float64Array | undefined | null = null
-  return (): Float64Array | undefined => {
-    if (ids === null) {
-      ids = Effect.runSync(
-        env.files.readRanges(index, [[head.idsAt, head.idCount * 8]]).pipe(
-          Effect.map((chunks) => Format.decodeIds(head, chunks[0]!)),
-          Effect.catchAll(() => Effect.succeed(undefined))
-        )
+  let filter: Uint32Array | undefined | null = null
+  const section = <A>(at: number, length: number, decode: (bytes: Uint8Array) => A | undefined) =>
+    Effect.runSync(
+      env.files.readRanges(index, [[at, length]]).pipe(
+        Effect.map((chunks) => decode(chunks[0]!)),
+        Effect.catchAll(() => Effect.succeed(undefined))
       )
-    }
+    )
+  const set = (): Float64Array | undefined => {
+    if (ids === null) ids = section(head.idsAt, head.idCount * 8, (bytes) => Format.decodeIds(head, bytes))
     return ids
+  }
+  return {
+    set,
+    mayHave: (h: number): boolean => {
+      if (filter === null) {
+        filter = section(head.filterAt, head.filterBytes, (bytes) => Format.decodeFilter(head, bytes))
+      }
+      if (filter !== undefined && !Format.probe(filter, h)) return false
+      const all = set()
+      return all === undefined || Format.hasHash(all, h)
+    }
   }
 }
 
@@ -164,15 +180,15 @@ export const loadActive = (
     let snapshot = Watermark.toSnapshot(env.files.resolve(path), summary.watermark)
     let batch: Set<number> | undefined
     let bytesRead = 0
+    // the rows caught up in this open, by line: not read a second time
+    const fresh = new Map<number, Line.ParsedLine>()
     if (change._tag === "Appended") {
       const tail = yield* env.files.readFrom(path, summary.watermark.size, { firstLine: summary.lineCount + 1 })
       bytesRead += tail.bytesRead
       const parsed = tail.lines.map((l) => OversizedLine.parse(l, path, env.files))
-      const caught = catchUp(summary, tail.lines, parsed, (id) => {
-        const set = ids()
-        return set === undefined || Format.hasHash(set, Format.hash52(id))
-      })
+      const caught = catchUp(summary, tail.lines, parsed, (id) => ids.mayHave(Format.hash52(id)))
       if (caught === undefined) return yield* build(env, path, index, options)
+      for (const p of parsed) fresh.set(p.line, p)
       const after = yield* env.snapshots.capture(path, { upTo: tail.endOffset })
       if (Option.isNone(after) || after.value.size !== tail.endOffset) return yield* build(env, path, index, options)
       snapshot = after.value
@@ -180,18 +196,22 @@ export const loadActive = (
       if (wm === undefined) return yield* build(env, path, index, options)
       summary = { ...caught.summary, watermark: wm }
       batch = new Set(caught.tables.ids.subarray(0, caught.tables.idCount))
-      const set = ids()
       if (
-        writes(options) && set !== undefined &&
+        writes(options) &&
         (tail.endOffset - head.summary.watermark.size > REWRITE_AFTER_BYTES || head.rowCount <= REWRITE_SMALL_ROWS)
-      ) yield* rewrite(env, index, head, set, summary, caught.tables)
+      ) {
+        const set = ids.set()
+        if (set !== undefined) yield* rewrite(env, index, head, set, summary, caught.tables)
+      }
     }
     if (!summary.bounded) return full(yield* load(env, path, { ...options, cache: false }))
     const s = summary
     const refs = [s.header!, ...s.before, ...s.segment, ...(s.sessionInfo === null ? [] : [s.sessionInfo])]
-    const texts = yield* readRows(env, path, refs)
+    const texts = yield* readRows(env, path, refs.filter((r) => !fresh.has(r.line)))
     for (const t of texts.values()) bytesRead += t === undefined ? 0 : t.length
     const parse = (r: RowRef): Line.ParsedLine | undefined => {
+      const caughtUp = fresh.get(r.line)
+      if (caughtUp !== undefined) return caughtUp.offset === r.offset ? caughtUp : undefined
       const text = texts.get(r)
       return text === undefined ? undefined : OversizedLine.parse(
         { text, line: r.line, offset: r.offset, byteLength: r.length, terminated: true } as never,
@@ -230,9 +250,7 @@ export const loadActive = (
       report: { ...emptyReport, corrupt: s.corrupt, bytesRead },
       mayHaveId: (id) => {
         const h = Format.hash52(id)
-        if (known?.has(h) === true) return true
-        const set = ids()
-        return set === undefined || Format.hasHash(set, h)
+        return known?.has(h) === true || ids.mayHave(h)
       },
       loadRest: reload(env, path, options.cwd)
     }

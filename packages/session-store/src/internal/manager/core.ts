@@ -105,8 +105,7 @@ export const makeCore = (services: Services, options: ManagerOptions, init: {
 export const mintId = (core: Core, extra?: ReadonlySet<string>): string =>
   IdSource.entryId(
     core.services.ids,
-    (id) =>
-      SessionState.hasId(core.state, id) || (extra?.has(id) ?? false) || (core.bounded?.mayHaveId(id) ?? false)
+    (id) => SessionState.hasId(core.state, id) || (extra?.has(id) ?? false) || (core.bounded?.mayHaveId(id) ?? false)
   )
 
 /** Folds one parsed line into the record's state and trackers. */

@@ -31,7 +31,9 @@ export const resumeInto = (
 ): Effect.Effect<void, StoreFailure> =>
   Effect.gen(function*() {
     const store = core.services.store
-    if (store.loadActive === undefined) return yield* openInto(core, ref, { readOnly: options.readOnly, useCache: true })
+    if (store.loadActive === undefined) {
+      return yield* openInto(core, ref, { readOnly: options.readOnly, useCache: true })
+    }
     core.ref = ref
     core.recoveredCorruptHeader = false
     const activeOptions: ActiveOptions = {
@@ -84,7 +86,9 @@ export const ensureFull = (core: Core): void => {
 export const loadFull = (core: Core): Effect.Effect<void, StoreFailure> =>
   Effect.suspend(() => {
     const bounded = core.bounded
-    return bounded === undefined ? Effect.void : Effect.map(bounded.loadRest, (loaded) => adoptKeepingLeaf(core, loaded))
+    return bounded === undefined
+      ? Effect.void
+      : Effect.map(bounded.loadRest, (loaded) => adoptKeepingLeaf(core, loaded))
   })
 
 /** Loads the rest first unless every id given is in the bounded state (`null` always is). */
