@@ -26,7 +26,7 @@ import * as SessionFiles from "./SessionFiles.js"
 import * as SessionRef from "./SessionRef.js"
 import { TranscriptFile } from "./TranscriptFile.js"
 import { TranscriptLock } from "./TranscriptLock.js"
-import type { TranscriptStoreShape } from "./TranscriptStore.js"
+import type { Changes, TranscriptStoreShape } from "./TranscriptStore.js"
 import { SessionNotFoundError, TranscriptStore } from "./TranscriptStore.js"
 
 /** Bounds of the cache of loaded transcripts: files kept (default 8; 0: no cache) and their total bytes (256 MiB). */
@@ -76,7 +76,7 @@ export const make = (options: Options = {}): Effect.Effect<
       changes: (ref, cursor) =>
         Effect.flatMap(fileOf(ref), (f) => {
           const jc = fromCursor(cursor)
-          return jc === undefined ? Effect.succeed({ _tag: "Replaced" as const }) : changesOf(env, f.path, jc)
+          return jc === undefined ? Effect.succeed<Changes>({ _tag: "Replaced" }) : changesOf(env, f.path, jc)
         }),
       exclusive: (ref, use, exclusiveOptions) =>
         Effect.flatMap(fileOf(ref), (f) => exclusive(env, f, use, exclusiveOptions)),

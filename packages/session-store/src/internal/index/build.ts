@@ -12,7 +12,7 @@ import type { CorruptReport } from "../../TranscriptStore.js"
 import type { LineObserver } from "../jsonl/scan.js"
 import { isAssistant } from "../store/rows.js"
 import type { RowRef, Summary, Watermark } from "./format.js"
-import { hash32, hash52, KIND_COMPACTION, KIND_MODEL, KIND_OTHER, KIND_THINKING, ROW_BYTES, TAG } from "./format.js"
+import { hash52, KIND_COMPACTION, KIND_MODEL, KIND_OTHER, KIND_THINKING, ROW_BYTES, TAG, top32 } from "./format.js"
 import { assemble, contextOf, sameAnswers } from "./view.js"
 
 const ENTRY_TYPES = [
@@ -48,19 +48,27 @@ export class Tables {
   ids: Float64Array
   idCount = 0
   compactions: Array<readonly [number, string | null]> = []
+  /** The last id added (a row's parent is most often the row before it: added once). */
+  private lastId: string | undefined = undefined
+  private lastHash = 0
   constructor(rows = 1024, ids = 2048) {
     this.rows = new Uint8Array(rows * ROW_BYTES)
     this.view = new DataView(this.rows.buffer)
     this.ids = new Float64Array(ids)
   }
-  /** Adds an id (or a written parent id) to the id set. */
-  id(id: string): void {
+  /** Adds an id (or a written parent id) to the id set; returns its 52-bit hash. */
+  id(id: string): number {
+    if (id === this.lastId) return this.lastHash
     if (this.idCount === this.ids.length) {
       const next = new Float64Array(this.ids.length * 2)
       next.set(this.ids)
       this.ids = next
     }
-    this.ids[this.idCount++] = hash52(id)
+    const h = hash52(id)
+    this.ids[this.idCount++] = h
+    this.lastId = id
+    this.lastHash = h
+    return h
   }
   /** Appends the record of one line. */
   row(offset: number, length: number, parsed: Line.ParsedLine): void {
@@ -97,17 +105,17 @@ export class Tables {
         break
       }
     }
+    const parentHash = typeof parent === "string" ? top32(this.id(parent)) : 0
+    const idHash = id === undefined ? 0 : top32(this.id(id))
     v.setFloat64(at, offset, true)
     v.setUint32(at + 8, length, true)
-    v.setUint32(at + 12, id === undefined ? 0 : hash32(id), true)
-    v.setUint32(at + 16, typeof parent === "string" ? hash32(parent) : 0, true)
+    v.setUint32(at + 12, idHash, true)
+    v.setUint32(at + 16, parentHash, true)
     v.setUint8(at + 20, TAG[parsed._tag])
     v.setUint8(at + 21, type)
     v.setUint8(at + 22, flags)
     v.setUint8(at + 23, typeof parent === "string" ? 1 : 0)
     this.rowCount += 1
-    if (id !== undefined) this.id(id)
-    if (typeof parent === "string") this.id(parent)
   }
   /** The offset of a line (1-based) from the table. */
   offsetOf(line: number): number {

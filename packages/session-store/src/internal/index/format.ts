@@ -273,8 +273,11 @@ const fnv = (text: string, seed: number): number => {
 /** The 32-bit hash of an id in the row table. */
 export const hash32 = (id: string): number => fnv(id, 0x811c9dc5)
 
-/** The 52-bit hash of an id in the id set (two seeds, exact in a float64). */
+/** The 52-bit hash of an id in the id set (two seeds, exact in a float64): its top 32 bits are {@link hash32}. */
 export const hash52 = (id: string): number => fnv(id, 0x811c9dc5) * 0x100000 + (fnv(id, 0x2f6b1d3d) & 0xfffff)
+
+/** {@link hash32} of a {@link hash52}. */
+export const top32 = (h52: number): number => Math.floor(h52 / 0x100000) >>> 0
 
 /** `true` when a sorted id set holds this hash. */
 export const hasHash = (ids: Float64Array, h: number): boolean => {
