@@ -111,8 +111,15 @@ const generate = () => {
   return { bytes, leaf: leaf! }
 }
 
+/**
+ * One child run. Started through `sh -c` (which forks it): Linux keeps a process's peak RSS across
+ * `exec`, so a child forked straight from this process (holding a full open's memory) would report
+ * this process's RSS as its own peak.
+ */
 const inChild = (mode: "resume" | "full", runs: number) => {
-  const output = execFileSync(process.execPath, [child, file, mode, String(runs)], {
+  const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`
+  const command = [process.execPath, child, file, mode, String(runs)].map(quote).join(" ")
+  const output = execFileSync("/bin/sh", ["-c", `${command}; exit $?`], {
     cwd: path.join(here, ".."),
     encoding: "utf8",
     maxBuffer: 1 << 20

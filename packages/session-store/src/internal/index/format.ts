@@ -18,7 +18,7 @@
  * | n | the summary: UTF-8 JSON ({@link Summary}), padded with spaces to a multiple of 8 |
  * | 24 × rows | the row table: one record per line of the file ({@link ROW_BYTES}) |
  * | 8 × ids | the id set: sorted 52-bit hashes of every id and written parent id (float64) |
- * | filter | a Bloom filter of the id set ({@link FILTER_PROBES} probes, about 24 bits per id) |
+ * | filter | a Bloom filter of the id set ({@link FILTER_PROBES} probes, 20 to 40 bits per id) |
  *
  * A resume reads the first 48 bytes and the summary only; new rows caught up (or an id minted)
  * are checked against the id filter, and only an id the filter may hold against the id set; the
@@ -207,10 +207,10 @@ export const decodeFilter = (head: Head, bytes: Uint8Array): Uint32Array | undef
   return copy
 }
 
-/** The Bloom filter of an id set: a power of two of bits, about 24 per id (at least 2^16). */
+/** The Bloom filter of an id set: a power of two of bits, 20 to 40 per id (at least 2^16): under 3e-5 false "maybe"s. */
 export const filterOf = (ids: Float64Array): Uint32Array => {
   let bits = 1 << 16
-  while (bits < ids.length * 24) bits *= 2
+  while (bits < ids.length * 20) bits *= 2
   const filter = new Uint32Array(bits / 32)
   for (let i = 0; i < ids.length; i++) probe(filter, ids[i]!, true)
   return filter
