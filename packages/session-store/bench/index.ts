@@ -195,17 +195,29 @@ const main = async () => {
   table([
     ["case", "figure", "baseline", "ratio (target)"],
     ["first resume (builds the index) vs full open", ms(build), ms(full), ratio(build, full, 1.3)],
-    ["resume (fresh process, median of 7) vs full open", ms(resumed.ms), ms(full), `${(full / resumed.ms).toFixed(0)}× faster (≥ 100×)`],
+    [
+      "resume (fresh process, median of 7) vs full open",
+      ms(resumed.ms),
+      ms(full),
+      `${(full / resumed.ms).toFixed(0)}× faster (≥ 100×)`
+    ],
     [
       "resume peak RSS (one resume, fresh process)",
       `${memory.maxRss} MiB`,
       `full open ${fullChild.maxRss} MiB`,
       memory.maxRss < 100 ? "ok (< 100 MB)" : "MISSED (< 100 MB)"
     ],
-    ["resume after 1,000 foreign appends vs none (interleaved)", ms(pair.otherMs), ms(pair.ms), ratio(pair.otherMs, pair.ms, 2)]
+    [
+      "resume after 1,000 foreign appends vs none (interleaved)",
+      ms(pair.otherMs),
+      ms(pair.ms),
+      ratio(pair.otherMs, pair.ms, 2)
+    ]
   ])
   console.log(
-    `index ${(indexBytes / 1e6).toFixed(1)} MB; full open in a fresh process ${ms(fullChild.ms)}; process RSS after imports ${memory.rssBefore} MiB; bounded: ${resumed.bounded}/${pair.bounded}; context messages ${resumed.messages}/${pair.messages} (full ${fullChild.messages})`
+    `index ${(indexBytes / 1e6).toFixed(1)} MB; full open in a fresh process ${
+      ms(fullChild.ms)
+    }; process RSS after imports ${memory.rssBefore} MiB; bounded: ${resumed.bounded}/${pair.bounded}; context messages ${resumed.messages}/${pair.messages} (full ${fullChild.messages})`
   )
   await runtime.dispose()
   if (process.env.BRANCHLOG_BENCH_KEEP === "1") console.log(`kept ${file}`)
