@@ -120,8 +120,16 @@ export interface SessionManager {
   readonly getSessionName: () => string | undefined
   /** The LLM context at the leaf (or at `leafId`). */
   readonly buildSessionContext: (leafId?: string | null) => Context.SessionContext
-  /** The live state (for session-core queries such as `JsonView`): do not `apply` to it; `clone` to keep it. */
+  /**
+   * The live state (for session-core queries such as `JsonView`): do not `apply` to it; `clone` to
+   * keep it. A bounded session loads the rest first (see `getBoundedState`).
+   */
   readonly getState: () => SessionState.SessionState
+  /**
+   * A bounded session's partial state (`SessionState.fromActivePath`: the header and the active path
+   * since the last compaction, with the whole session's leaf, labels and name); `undefined` once whole.
+   */
+  readonly getBoundedState: () => SessionState.SessionState | undefined
   /** `true` when any message on any branch is an assistant message. */
   readonly hasAssistantMessage: () => boolean
   /** `true` when the header was missing or not first and was recovered on open. */
@@ -131,8 +139,8 @@ export interface SessionManager {
   /** Rows applied but not yet written (waiting for the first assistant message). */
   readonly pendingCount: () => number
   /**
-   * `true` while a `resume`d session holds only its active path (`getState` is then that partial
-   * state); whatever needs the rest loads it on demand (`getTree`, `getEntries`, `getBranch`, …).
+   * `true` while a `resume`d session holds only its active path (`getBoundedState`); whatever needs
+   * the rest loads it on demand (`getState`, `getTree`, `getEntries`, `getBranch`, …).
    */
   readonly isBounded: () => boolean
   /** Loads the rest of a bounded session now (nothing to do otherwise). */
@@ -266,7 +274,8 @@ const make = (core: Core): SessionManager => {
       core.bounded === undefined
         ? SessionContext.buildSessionContext(state(), leafId)
         : Resume.context(core, leafId),
-    getState: state,
+    getState: whole,
+    getBoundedState: () => core.bounded === undefined ? undefined : core.state,
     hasAssistantMessage: () => core.hasAssistant,
     wasRecoveredFromCorruptHeader: () => core.recoveredCorruptHeader,
     loadReport: () => core.report,

@@ -31,7 +31,7 @@ type Requirements = SessionManager.Requirements
 const answers = (sm: SessionManager.SessionManager) => ({
   leaf: sm.getLeafId(),
   name: sm.getSessionName(),
-  labels: [...sm.getState().labels].map(([t, l]) => [t, l.label, l.timestamp]).sort(),
+  labels: [...(sm.getBoundedState() ?? sm.getState()).labels].map(([t, l]) => [t, l.label, l.timestamp]).sort(),
   header: sm.getHeader(),
   context: JSON.parse(JSON.stringify(sm.buildSessionContext()))
 })
@@ -124,7 +124,7 @@ for (const harness of harnesses) {
             for (let step = 0; step < 60; step++) {
               const ids = (yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
                 .getEntries().map((e) => e.id)
-              const branchIds = sm.getState().entries.map((e) => e.id)
+              const branchIds = (sm.getBoundedState() ?? sm.getState()).entries.map((e) => e.id)
               const r = random()
               if (r < 0.25) yield* sm.appendMessage(pick([user, assistant])(`m${step}`))
               else if (r < 0.3) yield* sm.appendThinkingLevelChange(pick(["low", "high", "off"]))
@@ -189,8 +189,8 @@ for (const harness of harnesses) {
         yield* SessionManager.resume(file) // builds the index
         const sm = yield* SessionManager.resume(file)
         expect(sm.isBounded()).toBe(true)
-        expect(sm.getState().entries.length).toBeLessThan(20)
-        const onPath = sm.getState().entries[3]!.id
+        expect(sm.getBoundedState()!.entries.length).toBeLessThan(20)
+        const onPath = sm.getBoundedState()!.entries[3]!.id
         yield* sm.appendMessage(assistant("more"))
         yield* sm.appendLabelChange(onPath, "here")
         yield* sm.appendSessionInfo("named")

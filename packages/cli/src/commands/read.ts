@@ -150,11 +150,12 @@ export const show: CliCommand = Command.make(
       const style = Output.stdoutStyle()
       const out: Array<string> = []
       // bounded: the branch from the last compaction's kept entry (what the context holds)
-      const branch = session.isBounded() && (at === null || session.getState().byId.has(at))
-        ? Tree.getBranch(session.getState(), at)
+      const bounded = session.getBoundedState()
+      const branch = bounded !== undefined && (at === null || bounded.byId.has(at))
+        ? Tree.getBranch(bounded, at)
         : session.getBranch(at)
       const first = branch[0] as { readonly parentId?: string | null } | undefined
-      if (session.isBounded() && first !== undefined && typeof first.parentId === "string") {
+      if (bounded !== undefined && first !== undefined && typeof first.parentId === "string") {
         out.push(
           style.dim("(earlier entries of this branch are summarised by the compaction below; --full shows them)"),
           ""
