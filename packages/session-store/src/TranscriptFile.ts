@@ -181,10 +181,10 @@ export interface TranscriptFileShape {
     ranges: ReadonlyArray<readonly [offset: number, length: number]>
   ) => Effect.Effect<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
-   * Writes a side file (a sidecar index) whole: a temporary file beside it, renamed over it. No
-   * fsync and no backup: only for files that can be rebuilt from the transcript.
+   * Writes a side file (a sidecar index) whole, from its pieces in order: a temporary file beside
+   * it, renamed over it. No fsync and no backup: only for files that can be rebuilt from the transcript.
    */
-  readonly writeSideFile: (path: string, bytes: Uint8Array) => Effect.Effect<void, FileSystemError>
+  readonly writeSideFile: (path: string, pieces: ReadonlyArray<Uint8Array>) => Effect.Effect<void, FileSystemError>
 }
 
 /** The TranscriptFile service tag. */
@@ -372,7 +372,7 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
         }
         return out
       })),
-    writeSideFile: (path, bytes) =>
+    writeSideFile: (path, pieces) =>
       Effect.gen(function*() {
         const abs = backend.resolve(path)
         const hex = (yield* Random.nextIntBetween(0, 0x7fffffff)).toString(16).padStart(8, "0")
@@ -381,7 +381,10 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
           SessionFiles.temporaryName(backend.basename(abs), backend.pid, backend.nextTemporary(), hex)
         )
         const handle = yield* backend.createExclusive(temp)
-        const written = Effect.zipRight(handle.write(bytes), backend.rename(temp, abs)).pipe(
+        const written = Effect.zipRight(
+          Effect.forEach(pieces, (piece) => handle.write(piece), { discard: true }),
+          backend.rename(temp, abs)
+        ).pipe(
           Effect.catchTag("FileNotFoundError", (e) =>
             Effect.fail(new FileSystemError({ path: e.path, operation: "rename", code: "ENOENT", detail: "vanished" })))
         )

@@ -120,32 +120,28 @@ export interface Head {
 
 const pad8 = (n: number) => (n + 7) & ~7
 
-/** The whole index file. */
-export const encode = (summary: Summary, rows: Uint8Array, ids: Float64Array): Uint8Array => {
+/** The whole index file, in pieces (head and summary, row table, id set, id filter): written in order. */
+export const encode = (summary: Summary, rows: Uint8Array, ids: Float64Array): Array<Uint8Array> => {
   const json = new TextEncoder().encode(JSON.stringify(summary))
   const summaryBytes = pad8(json.length)
   const idBytes = new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength)
   const filter = filterOf(ids)
   const filterBytes = new Uint8Array(filter.buffer, filter.byteOffset, filter.byteLength)
-  const out = new Uint8Array(HEAD_BYTES + summaryBytes + rows.length + idBytes.length + filterBytes.length)
-  const view = new DataView(out.buffer)
-  out.set(MAGIC, 0)
-  out.fill(0x20, HEAD_BYTES, HEAD_BYTES + summaryBytes)
-  out.set(json, HEAD_BYTES)
-  const summaryView = out.subarray(HEAD_BYTES, HEAD_BYTES + summaryBytes)
+  const head = new Uint8Array(HEAD_BYTES + summaryBytes)
+  const view = new DataView(head.buffer)
+  head.set(MAGIC, 0)
+  head.fill(0x20, HEAD_BYTES, HEAD_BYTES + summaryBytes)
+  head.set(json, HEAD_BYTES)
   view.setUint32(8, VERSION, true)
   view.setUint32(12, summaryBytes, true)
   view.setUint32(16, rows.length / ROW_BYTES, true)
   view.setUint32(20, ids.length, true)
-  view.setUint32(24, crc32(summaryView), true)
+  view.setUint32(24, crc32(head.subarray(HEAD_BYTES)), true)
   view.setUint32(28, crc32(rows), true)
   view.setUint32(32, crc32(idBytes), true)
   view.setUint32(36, filterBytes.length, true)
   view.setUint32(40, crc32(filterBytes), true)
-  out.set(rows, HEAD_BYTES + summaryBytes)
-  out.set(idBytes, HEAD_BYTES + summaryBytes + rows.length)
-  out.set(filterBytes, HEAD_BYTES + summaryBytes + rows.length + idBytes.length)
-  return out
+  return [head, rows, idBytes, filterBytes]
 }
 
 /** The summary length a head announces, or `undefined` when the bytes are no index of this version. */

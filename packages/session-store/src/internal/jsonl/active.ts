@@ -51,7 +51,11 @@ const readHead = (env: Env, index: string) =>
 /** One full pass that folds the file and (unless told not to, or the file is torn) writes its index. */
 const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
   Effect.gen(function*() {
-    const rec = recorder()
+    const size = Option.match(yield* env.snapshots.capture(path).pipe(Effect.orElseSucceed(() => Option.none())), {
+      onNone: () => 0,
+      onSome: (snapshot) => snapshot.size
+    })
+    const rec = recorder(size)
     const scan = yield* scanFile(env, path, rec.observer)
     if (isEmpty(scan)) return full(nothing(scan.bytesRead))
     if (!scan.direct) return full(yield* load(env, path, { ...options, cache: false }))
