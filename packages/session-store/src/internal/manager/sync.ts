@@ -38,7 +38,8 @@ export const sync = (core: Core, held: Held): Effect.Effect<void, StoreFailure> 
       case "Unchanged":
         return Effect.void
       case "Appended":
-        if (core.pending.length > 0) return rebuild(core)
+        // a bounded state folds foreign rows only after loading the rest (the rows may reach anywhere)
+        if (core.pending.length > 0 || core.bounded !== undefined) return rebuild(core)
         foldAppended(core, change)
         return Effect.void
       case "Replaced":
