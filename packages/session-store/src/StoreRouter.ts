@@ -29,13 +29,7 @@ import type * as SessionRef from "./SessionRef.js"
 import * as SessionStore from "./SessionStore.js"
 import type { TranscriptFile } from "./TranscriptFile.js"
 import type { TranscriptLock } from "./TranscriptLock.js"
-import type {
-  ActiveResult,
-  SearchHit,
-  SearchQuery,
-  StoreFailure,
-  TranscriptStoreShape
-} from "./TranscriptStore.js"
+import type { ActiveResult, SearchHit, SearchQuery, StoreFailure, TranscriptStoreShape } from "./TranscriptStore.js"
 import { SearchUnsupportedError, TranscriptStore } from "./TranscriptStore.js"
 
 /** The members of a store that need no connection: how it names sessions and locations. */

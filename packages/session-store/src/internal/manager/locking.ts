@@ -4,14 +4,30 @@
  * re-entrant acquire per write).
  */
 import * as Effect from "effect/Effect"
+import * as SessionRef from "../../SessionRef.js"
 import type { Held, StoreFailure } from "../../TranscriptStore.js"
 import type { Core } from "./core.js"
 
+/**
+ * The hold of this manager's `withWriteLock` when it is a hold of the session the manager is on
+ * now (a store may hand back its own canonical reference object: the same session, another object).
+ */
+export const heldNow = (core: Core): Held | undefined => {
+  const held = core.held
+  if (held === undefined || core.ref === undefined) return undefined
+  return held.ref === core.ref || SessionRef.equals(held.ref, core.ref) ? held : undefined
+}
+
 /** Runs `f` holding the session (the one this manager's `withWriteLock` holds, else a fresh hold). */
-export const locked = <A, E>(core: Core, f: (held: Held) => Effect.Effect<A, E>): Effect.Effect<A, E | StoreFailure> =>
-  core.held !== undefined && core.held.ref === core.ref
-    ? f(core.held)
+export const locked = <A, E>(
+  core: Core,
+  f: (held: Held) => Effect.Effect<A, E>
+): Effect.Effect<A, E | StoreFailure> => {
+  const held = heldNow(core)
+  return held !== undefined
+    ? f(held)
     : core.services.store.exclusive(core.ref!, f, core.options.lock === undefined ? {} : { lock: core.options.lock })
+}
 
 /** Holds the session across `effect`: this manager's writes inside it skip re-checks of their own tail. */
 export const withWriteLock = <A, E, R>(

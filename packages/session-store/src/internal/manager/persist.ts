@@ -18,7 +18,7 @@ import { TranscriptObserver } from "../../TranscriptObserver.js"
 import type { Appended, Held } from "../../TranscriptStore.js"
 import type { Core, OwnRow } from "./core.js"
 import { applyOwn, pathField, stored, textOf } from "./core.js"
-import { locked, withWriteLock as holdSession } from "./locking.js"
+import { heldNow, locked, withWriteLock as holdSession } from "./locking.js"
 import { entriesOf, notify, notifyTo } from "./notify.js"
 import { sync } from "./sync.js"
 
@@ -117,8 +117,8 @@ export const commit = (
     if (!flushes(core, options.assistant)) {
       return Effect.map(Clock.currentTimeMillis, (now) => keepPending(core, build(now)))
     }
-    const held = core.held
-    if (held !== undefined && held.ref === core.ref) {
+    const held = heldNow(core)
+    if (held !== undefined) {
       // the common case inside `withWriteLock` (e.g. one agent turn): straight to one write
       if (core.onDisk && core.pending.length === 0 && core.cursor !== undefined && held.vouches(core.cursor)) {
         return appendVouched(fiber, core, held, build)
