@@ -9,18 +9,22 @@ import { dropDatabases, type Server, startServer } from "./server.js"
 declare module "vitest" {
   export interface ProvidedContext {
     pgUrl: string
+    /** The prefix of every database this run makes. */
+    pgPrefix: string
   }
 }
 
 let server: Server | undefined
+const prefix = `bl${process.pid}`
 
 export async function setup(project: TestProject) {
   server = await startServer()
   project.provide("pgUrl", server.url)
+  project.provide("pgPrefix", prefix)
 }
 
 export async function teardown() {
   if (server === undefined) return
-  if (!server.embedded) await dropDatabases(server.url, `bl${process.pid}`).catch(() => undefined)
+  if (!server.embedded) await dropDatabases(server.url, prefix).catch(() => undefined)
   await server.dispose()
 }

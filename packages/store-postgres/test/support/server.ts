@@ -48,7 +48,9 @@ const makeReachable = (file: string) => {
     const mode = fs.statSync(dir).mode
     if ((mode & 0o001) === 0) {
       fs.chmodSync(dir, mode | 0o001)
-      process.stderr.write(`store-postgres tests: added o+x to ${dir} so that the postgres user reaches the server binaries\n`)
+      process.stderr.write(
+        `store-postgres tests: added o+x to ${dir} so that the postgres user reaches the server binaries\n`
+      )
     }
     const parent = path.dirname(dir)
     if (parent === dir) return
@@ -170,7 +172,9 @@ export const dropDatabases = async (adminUrl: string, prefix: string): Promise<v
       "SELECT datname FROM pg_database WHERE datname LIKE $1",
       [`${prefix}\\_%`]
     )
-    for (const row of rows) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(row.datname)} WITH (FORCE)`)
+    for (const row of rows) {
+      await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(row.datname)} WITH (FORCE)`)
+    }
   } finally {
     await client.end()
   }
