@@ -60,7 +60,7 @@ const transientCodes = new Set([
 ])
 
 const transientMessage =
-  /Connection terminated|not queryable|connection error|ECONNRESET|ECONNREFUSED|timeout|timed out|Connection timed out|terminating connection|the database system is/i
+  /Connection terminated|not queryable|connection error|ECONNRESET|ECONNREFUSED|timeout exceeded when trying to connect|timed out|terminating connection|the database system is/i
 
 const codeOf = (cause: unknown): string | undefined => {
   const code = (cause as { code?: unknown } | null)?.code
@@ -76,6 +76,8 @@ export const isTransient = (error: unknown): boolean => {
   if (!(error instanceof SqlError)) return false
   const code = codeOf(error.cause)
   if (code !== undefined && (transientCodes.has(code) || code.startsWith("08"))) return true
+  // an error the server answered with (a SQLSTATE) is transient only by its code
+  if (code !== undefined && /^[0-9A-Z]{5}$/.test(code)) return false
   const text = `${error.message} ${(error.cause as { message?: unknown } | null)?.message ?? ""}`
   return transientMessage.test(text)
 }
