@@ -63,3 +63,6 @@ export * as StoreRows from "./StoreRows.js"
 
 /** The address of a session, with a string form (a path, `sqlite:PATH#ID`, `postgres://…#ID`, `memory:LOC#ID`). */
 export * as SessionRef from "./SessionRef.js"
+
+/** Following a session: the rows others append, in order, none twice, driven by the store's `watch` or a poll. */
+export * as SessionFollow from "./SessionFollow.js"
