@@ -185,6 +185,12 @@ export interface Appended {
 export interface WriteOptions {
   /** `"fsync"`: durable before it returns (default `"none"`). */
   readonly durability?: "none" | "fsync"
+  /**
+   * `create` only: the last row has no newline after it (an exact copy of a session whose last row
+   * was torn, `report.tornTail`); a store that keeps rows rather than bytes remembers it and reports
+   * it as `report.tornTail` until the next write. Stores that write bytes ignore it.
+   */
+  readonly tornTail?: boolean
 }
 
 /** A session held exclusively (against every writer of every process or host the store serves). */

@@ -147,6 +147,24 @@ describe("rows and writes", () => {
     expect(seqs.map((r) => r.seq)).toEqual([1, 2])
   })
 
+  it("a torn last row copied in is reported as torn until the next write", async () => {
+    const url = await database()
+    const ref = refIn(url, "torn")
+    const reports = await withStore((store) =>
+      Effect.gen(function*() {
+        const created = yield* store.exclusive(ref, (held) =>
+          held.create([header("torn"), "{\"type\":\"mess"], { tornTail: true }))
+        const before = (yield* store.load(ref, { readOnly: true, cwd: "/w" })).report.tornTail
+        yield* store.exclusive(ref, (held) =>
+          held.append(created.cursor, [message("a1", null, "user", "x")]))
+        const after = (yield* store.load(ref, { readOnly: true, cwd: "/w" })).report.tornTail
+        return { before, after }
+      })
+    )
+    expect(reports.before).toMatchObject({ line: 2, offset: 1 })
+    expect(reports.after).toBeUndefined()
+  })
+
   it("replace keeps the old rows as a backup and bumps the generation (an old cursor sees Replaced)", async () => {
     const url = await database()
     const ref = refIn(url, "rep")

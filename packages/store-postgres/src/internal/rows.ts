@@ -164,10 +164,13 @@ export interface SessionHead {
 export const loadRows = (
   run: Run,
   session: string
-): Effect.Effect<{ readonly head: SessionHead; readonly texts: Array<string> } | undefined, SqlError> =>
+): Effect.Effect<
+  { readonly head: SessionHead; readonly texts: Array<string>; readonly tornTail: boolean } | undefined,
+  SqlError
+> =>
   Effect.map(
     run(
-      `SELECT s.generation, s.last_seq, r.text, r.raw FROM branchlog_sessions s
+      `SELECT s.generation, s.last_seq, s.torn_tail, r.text, r.raw FROM branchlog_sessions s
        LEFT JOIN branchlog_rows r ON r.session_id = s.session_id
        WHERE s.session_id = $1 ORDER BY r.seq`,
       [session]
@@ -177,7 +180,7 @@ export const loadRows = (
       const head = { generation: rows[0].generation as number, lastSeq: rows[0].last_seq as number }
       const texts: Array<string> = []
       for (const row of rows) if (row.text !== null) texts.push(textOfRow(row))
-      return { head, texts }
+      return { head, texts, tornTail: rows[0].torn_tail === true }
     }
   )
 
@@ -239,7 +242,13 @@ export const notify = (run: Run, session: string, seq: number) =>
   run(`SELECT pg_notify($1, $2)`, [CHANNEL, `${session}:${seq}`])
 
 /** Inside a transaction holding the session row: writes `texts` after row `after`; returns the new last sequence. */
-export const appendRows = (run: Run, session: string, after: number, texts: ReadonlyArray<string>) =>
+export const appendRows = (
+  run: Run,
+  session: string,
+  after: number,
+  texts: ReadonlyArray<string>,
+  tornTail = false
+) =>
   Effect.gen(function*() {
     const rows = texts.map(columnsOf)
     const summary = summarize(rows, texts)
@@ -254,6 +263,7 @@ export const appendRows = (run: Run, session: string, after: number, texts: Read
          created = CASE WHEN first_kind IS NULL THEN $6 ELSE created END,
          parent_session = CASE WHEN first_kind IS NULL THEN $7 ELSE parent_session END,
          first_kind = COALESCE(first_kind, $8),
+         torn_tail = $9,
          modified = clock_timestamp()
        WHERE session_id = $1`,
       [
@@ -264,7 +274,8 @@ export const appendRows = (run: Run, session: string, after: number, texts: Read
         summary.cwd,
         summary.created,
         summary.parentSession,
-        summary.firstKind
+        summary.firstKind,
+        tornTail
       ]
     )
     yield* notify(run, session, last)
@@ -302,7 +313,7 @@ export const replaceRows = (
     const generation = head.generation + 1
     yield* run(
       `UPDATE branchlog_sessions SET generation = $2, last_seq = $3, leaf = $4, message_count = $5, cwd = $6,
-         created = $7, parent_session = $8, first_kind = $9, modified = clock_timestamp()
+         created = $7, parent_session = $8, first_kind = $9, torn_tail = false, modified = clock_timestamp()
        WHERE session_id = $1`,
       [
         session,

@@ -29,6 +29,7 @@ CREATE TABLE branchlog_sessions (
   created text,
   parent_session text,
   message_count integer NOT NULL DEFAULT 0,
+  torn_tail boolean NOT NULL DEFAULT false,
   modified timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX branchlog_sessions_modified ON branchlog_sessions (modified DESC);

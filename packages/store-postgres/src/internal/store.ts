@@ -166,7 +166,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
                   }
                   return yield* new SessionFileConflictError({ path: redact(key), size: head.lastSeq })
                 }
-                yield* Rows.appendRows(run, ref.id, 0, texts)
+                yield* Rows.appendRows(run, ref.id, 0, texts, options?.tornTail === true && texts.length > 0)
                 return appendedOf(head.generation, 0, texts.length)
               })
             )
@@ -277,11 +277,20 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
           if (found === undefined || found.texts.length === 0) return StoreRows.missing
           const bytesRead = found.texts.reduce((n, t) => n + t.length + 1, 0)
           const lines = StoreRows.parse(found.texts)
+          const last = found.texts.length
+          const tornTail = found.tornTail
+            ? { line: last, offset: last - 1, reason: "the last row had no newline after it" }
+            : undefined
           if (StoreRows.isCurrent(lines)) {
-            return loadedOf(key, found.head.generation, found.head.lastSeq, lines, { bytesRead })
+            return loadedOf(key, found.head.generation, found.head.lastSeq, lines, { bytesRead, tornTail })
           }
           const recovered = yield* StoreRows.recover(lines, options.cwd)
-          const extra = { migratedFrom: recovered.migratedFrom, recoveredCorruptHeader: recovered.recovered, bytesRead }
+          const extra = {
+            migratedFrom: recovered.migratedFrom,
+            recoveredCorruptHeader: recovered.recovered,
+            bytesRead,
+            tornTail
+          }
           if (readOnly) return loadedOf(key, found.head.generation, found.head.lastSeq, recovered.lines, extra)
           return yield* exclusive(served, (held) =>
             Effect.map(
