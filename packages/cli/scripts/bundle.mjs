@@ -27,6 +27,8 @@ await build({
     js:
       "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
   },
+  // native or optional drivers stay outside: better-sqlite3 loads its .node file, pg its optional pg-native
+  external: ["better-sqlite3", "pg-native"],
   legalComments: "none",
   minify: true,
   logLevel: "warning"

@@ -46,7 +46,9 @@ const subcommands: ReadonlyArray<readonly [name: string, load: () => Promise<Cli
   ["repair", () => import("./commands/fsck.js").then((m) => m.repair)],
   ["migrate", () => import("./commands/fsck.js").then((m) => m.migrate)],
   ["export", () => import("./commands/export.js").then((m) => m.exportCommand)],
-  ["import", () => import("./commands/import.js").then((m) => m.importCommand)]
+  ["import", () => import("./commands/import.js").then((m) => m.importCommand)],
+  ["copy", () => import("./commands/stores.js").then((m) => m.copy)],
+  ["search", () => import("./commands/stores.js").then((m) => m.search)]
 ]
 
 /**

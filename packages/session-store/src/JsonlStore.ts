@@ -20,11 +20,12 @@ import { fromCursor } from "./internal/jsonl/cursor.js"
 import * as Env from "./internal/jsonl/env.js"
 import { changesOf, exclusive, positionAfter } from "./internal/jsonl/held.js"
 import { load } from "./internal/jsonl/load.js"
+import { search } from "./internal/jsonl/search.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import * as SessionRef from "./SessionRef.js"
 import { TranscriptFile } from "./TranscriptFile.js"
 import { TranscriptLock } from "./TranscriptLock.js"
-import type { TranscriptStoreShape } from "./TranscriptStore.js"
+import type { Changes, TranscriptStoreShape } from "./TranscriptStore.js"
 import { SessionNotFoundError, TranscriptStore } from "./TranscriptStore.js"
 
 /** Bounds of the cache of loaded transcripts: files kept (default 8; 0: no cache) and their total bytes (256 MiB). */
@@ -61,6 +62,18 @@ export const make = (options: Options = {}): Effect.Effect<
     })
     const withFiles = Effect.provideService(TranscriptFile, files)
     const summary = (info: SessionCatalog.SessionInfo) => ({ ...info, ref: SessionRef.file(info.path) })
+    const list: TranscriptStoreShape["list"] = (query) =>
+      Effect.map(
+        query.location === undefined
+          ? withFiles(SessionCatalog.listAll(query.onProgress, {
+            ...(query.agentDir === undefined ? {} : { agentDir: query.agentDir }),
+            ...(query.concurrency === undefined ? {} : { concurrency: query.concurrency })
+          }))
+          : withFiles(SessionCatalog.list("", query.location, query.onProgress, {
+            ...(query.concurrency === undefined ? {} : { concurrency: query.concurrency })
+          })),
+        (infos) => infos.map(summary)
+      )
     return {
       name: "jsonl",
       resolve: (ref) => Effect.map(fileOf(ref), (f) => SessionRef.file(files.resolve(f.path))),
@@ -72,22 +85,12 @@ export const make = (options: Options = {}): Effect.Effect<
       changes: (ref, cursor) =>
         Effect.flatMap(fileOf(ref), (f) => {
           const jc = fromCursor(cursor)
-          return jc === undefined ? Effect.succeed({ _tag: "Replaced" as const }) : changesOf(env, f.path, jc)
+          return jc === undefined ? Effect.succeed<Changes>({ _tag: "Replaced" }) : changesOf(env, f.path, jc)
         }),
       exclusive: (ref, use, exclusiveOptions) =>
         Effect.flatMap(fileOf(ref), (f) => exclusive(env, f, use, exclusiveOptions)),
-      list: (query) =>
-        Effect.map(
-          query.location === undefined
-            ? withFiles(SessionCatalog.listAll(query.onProgress, {
-              ...(query.agentDir === undefined ? {} : { agentDir: query.agentDir }),
-              ...(query.concurrency === undefined ? {} : { concurrency: query.concurrency })
-            }))
-            : withFiles(SessionCatalog.list("", query.location, query.onProgress, {
-              ...(query.concurrency === undefined ? {} : { concurrency: query.concurrency })
-            })),
-          (infos) => infos.map(summary)
-        ),
+      list,
+      search: (query) => search(env, list(query.location === undefined ? {} : { location: query.location }), query),
       mostRecent: (location) =>
         Effect.map(withFiles(SessionCatalog.findMostRecent(location)), Option.map((path) => SessionRef.file(path))),
       remove: (ref) =>

@@ -21,7 +21,6 @@
 import type { AgentMessage, Entry, SessionContext as Context } from "@branchlog/session-core"
 import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import type { FileSnapshot } from "./FileSnapshot.js"
 import * as IdSource from "./IdSource.js"
@@ -335,15 +334,6 @@ export const create = (
     return make(core)
   })
 
-/** A reference from its string form (a path is a JSONL file) or as it is. */
-const refOf = (session: string | SessionRef.SessionRef) =>
-  typeof session === "string" ?
-    Either.match(SessionRef.parse(session), {
-      onLeft: (error) => Effect.fail(error),
-      onRight: (ref) => Effect.succeed(ref)
-    }) :
-    Effect.succeed(session)
-
 /**
  * Opens a session: a file path, a reference string (`sqlite:PATH#ID`, …) or a `SessionRef` (a
  * missing or empty session starts a new session there).
@@ -356,7 +346,7 @@ export const open = (
 ): Effect.Effect<SessionManager, OpenError, StoreRequirement> =>
   Effect.gen(function*() {
     const services = yield* servicesOf
-    const ref = yield* services.store.resolve(yield* refOf(session))
+    const ref = yield* services.store.resolve(yield* SessionRef.from(session))
     const core = makeCore(services, options, {
       cwd: cwdOverride ?? process.cwd(),
       sessionDir: sessionDir === undefined

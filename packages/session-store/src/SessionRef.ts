@@ -120,6 +120,10 @@ export const parse = (input: string): Either.Either<SessionRef, InvalidSessionRe
   return Either.right(file(input))
 }
 
+/** A reference given as its string form (parsed) or as it is. */
+export const from = (input: string | SessionRef): Either.Either<SessionRef, InvalidSessionRefError> =>
+  typeof input === "string" ? parse(input) : Either.right(input)
+
 /** The string form: a file's path as it is, the others with their scheme and `#ID`. */
 export const format = (ref: SessionRef): string => {
   switch (ref._tag) {

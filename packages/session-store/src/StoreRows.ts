@@ -12,6 +12,7 @@ import { Line } from "@branchlog/session-core"
 import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { fold as foldRows, isCurrent as isCurrentRows, recover as recoverRows } from "./internal/store/rows.js"
+import * as Search from "./internal/store/search.js"
 import { infoReader } from "./SessionCatalog.js"
 import type * as SessionRef from "./SessionRef.js"
 import type { Changes, Cursor, Loaded, LoadReport, Position, SessionSummary } from "./TranscriptStore.js"
@@ -182,3 +183,12 @@ export const summary = (
   }
   return Option.map(reader.result(key, modifiedMs), (info) => ({ ...info, ref }))
 }
+
+/** The searchable text of an entry (what a store's text index holds): a message's text, with its role. */
+export const searchText = Search.searchText
+
+/** The words of a search query, lower-cased (what a scanning search matches). */
+export const searchTerms = Search.terms
+
+/** How a text matches every word of a query: a score and a snippet with the matches in `[` `]`, or `undefined`. */
+export const searchMatch = Search.match

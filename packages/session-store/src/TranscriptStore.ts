@@ -67,6 +67,17 @@ export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundErro
   }
 }
 
+/** A search was asked of a store that keeps no index of message text and cannot scan. */
+export class SearchUnsupportedError extends Schema.TaggedError<SearchUnsupportedError>()("SearchUnsupportedError", {
+  store: Schema.String,
+  location: Schema.String
+}) {
+  /** Names the store and the location. */
+  override get message(): string {
+    return `the ${this.store} store cannot search messages (${this.location})`
+  }
+}
+
 /** The failures every store operation may have. */
 export type StoreFailure =
   | FileSystemError
@@ -186,11 +197,11 @@ export interface WriteOptions {
   /** `"fsync"`: durable before it returns (default `"none"`). */
   readonly durability?: "none" | "fsync"
   /**
-   * `create` only: the last row has no newline after it (an exact copy of a session whose last row
-   * was torn, `report.tornTail`); a store that keeps rows rather than bytes remembers it and reports
-   * it as `report.tornTail` until the next write. Stores that write bytes ignore it.
+   * `create` only: the last row ends without its newline, as in a session whose last write was
+   * torn (`report.tornTail` of its load), so that a copy of it is exact. A later append to such a
+   * session starts on a new line, as it does after any torn row.
    */
-  readonly tornTail?: boolean
+  readonly unterminated?: boolean
 }
 
 /** A session held exclusively (against every writer of every process or host the store serves). */
@@ -283,8 +294,8 @@ export interface TranscriptStoreShape {
   readonly locationOf: (ref: SessionRef.SessionRef) => string
   /** The reference a new session gets in `location` (files: `<time>_<id>.jsonl` in the folder). */
   readonly refFor: (location: string, header: Entry.SessionHeader) => SessionRef.SessionRef
-  /** The position after a row of `text` at `position` (files: bytes plus the newline). */
-  readonly positionAfter: (position: Position, text: string) => Position
+  /** The position after a row of `text` at `position` (files: bytes plus the newline) in the session `ref`. */
+  readonly positionAfter: (position: Position, text: string, ref?: SessionRef.SessionRef) => Position
   /** Loads a session (a missing or empty one gives `exists: false`). */
   readonly load: (ref: SessionRef.SessionRef, options: LoadOptions) => Effect.Effect<Loaded, StoreFailure>
   /** What changed since `cursor`, without holding the session. */
@@ -302,7 +313,9 @@ export interface TranscriptStoreShape {
   /** Removes a session (its rows; a file store leaves its backups). */
   readonly remove: (ref: SessionRef.SessionRef) => Effect.Effect<void, StoreFailure | SessionNotFoundError>
   /** Optional: finds messages by text, best first (a store without an index of message text leaves it out). */
-  readonly search?: (query: SearchQuery) => Effect.Effect<ReadonlyArray<SearchHit>, StoreFailure>
+  readonly search?: (
+    query: SearchQuery
+  ) => Effect.Effect<ReadonlyArray<SearchHit>, StoreFailure | SearchUnsupportedError>
   /**
    * Optional: a signal each time the session may have changed (SQL: a notification per commit; a
    * follower then asks `changes` with its cursor, so a missed or doubled signal loses nothing). A

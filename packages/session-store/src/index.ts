@@ -64,5 +64,11 @@ export * as StoreRows from "./StoreRows.js"
 /** The address of a session, with a string form (a path, `sqlite:PATH#ID`, `postgres://…#ID`, `memory:LOC#ID`). */
 export * as SessionRef from "./SessionRef.js"
 
+/** One storage interface over several backends: a driver per kind of reference, the JSONL files for the rest. */
+export * as StoreRouter from "./StoreRouter.js"
+
+/** Copying sessions between any two stores, row for row (file → database → file is byte-identical). */
+export * as SessionCopy from "./SessionCopy.js"
+
 /** Following a session: the rows others append, in order, none twice, driven by the store's `watch` or a poll. */
 export * as SessionFollow from "./SessionFollow.js"

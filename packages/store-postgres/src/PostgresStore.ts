@@ -20,6 +20,7 @@
  *
  * @since 0.1.0
  */
+import type * as StoreRouter from "@branchlog/session-store/StoreRouter"
 import type { TranscriptStoreShape } from "@branchlog/session-store/TranscriptStore"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -40,17 +41,13 @@ export type Options = Store.Options
 export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape, never, Scope.Scope> =>
   Effect.flatMap(Effect.scope, (scope) => Store.make(scope, options))
 
-/** What a store router needs to serve a kind of reference (structurally `StoreRouter.Driver`). */
-export interface Driver {
-  /** The `SessionRef` kind it serves. */
-  readonly kind: "Sqlite" | "Postgres" | "Memory" | "File"
-  /** The location prefix it serves (`postgresql://` too). */
-  readonly scheme: string
-  readonly make: Effect.Effect<TranscriptStoreShape, never, Scope.Scope>
+/** The driver a `StoreRouter` (and the CLI) loads: `postgres://…#ID` and `postgresql://…#ID` references. */
+export const driver: StoreRouter.Driver = {
+  kind: "Postgres",
+  schemes: ["postgres://", "postgresql://"],
+  addressing: Store.addressing,
+  make: make()
 }
-
-/** The driver the CLI loads: `postgres://…#ID` references. */
-export const driver: Driver = { kind: "Postgres", scheme: "postgres://", make: make() }
 
 /** `TranscriptStore` over PostgreSQL only (for users who keep every session there). */
 export const layer = (options: Options = {}): Layer.Layer<TranscriptStore> =>

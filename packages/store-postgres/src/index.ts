@@ -9,3 +9,6 @@ export * as PostgresStore from "./PostgresStore.js"
 
 /** The store's own errors. */
 export * as PostgresError from "./PostgresError.js"
+
+/** The driver a `StoreRouter` loads (what the CLI imports). */
+export { driver } from "./PostgresStore.js"

@@ -42,7 +42,7 @@ describe("fixtures copied file → postgres → file", () => {
           const torn = !text.endsWith("\n")
           const rows = (torn ? text : text.slice(0, -1)).split("\n")
           const ref: SessionRef.PostgresRef = { _tag: "Postgres", url, id: idOf(rows, fixture.name) }
-          yield* store.exclusive(ref, (held) => held.create(rows, { tornTail: torn }))
+          yield* store.exclusive(ref, (held) => held.create(rows, { unterminated: torn }))
 
           const sm = yield* SessionManager.open(SessionRef.format(ref), undefined, undefined, { readOnly: true }).pipe(
             Effect.provideService(TranscriptStore, store)

@@ -153,7 +153,7 @@ describe("rows and writes", () => {
     const reports = await withStore((store) =>
       Effect.gen(function*() {
         const created = yield* store.exclusive(ref, (held) =>
-          held.create([header("torn"), "{\"type\":\"mess"], { tornTail: true }))
+          held.create([header("torn"), "{\"type\":\"mess"], { unterminated: true }))
         const before = (yield* store.load(ref, { readOnly: true, cwd: "/w" })).report.tornTail
         yield* store.exclusive(ref, (held) =>
           held.append(created.cursor, [message("a1", null, "user", "x")]))

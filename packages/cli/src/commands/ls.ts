@@ -1,5 +1,6 @@
 /** `branchlog ls`: the sessions of a folder, newest first. */
-import { SessionCatalog } from "@branchlog/session-store"
+import type { TranscriptFile } from "@branchlog/session-store"
+import { SessionCatalog, SessionRef, TranscriptStore } from "@branchlog/session-store"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
@@ -8,8 +9,9 @@ import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
 import { progressBar } from "../internal/progress.js"
 import { oneLine } from "../internal/summary.js"
+import { storeOption } from "./stores.js"
 
-/** `branchlog ls [--cwd DIR | --dir SESSION_DIR | --all] [--json]`. */
+/** `branchlog ls [--cwd DIR | --dir SESSION_DIR | --all | --store STORE] [--json]`. */
 export const ls: CliCommand = Command.make(
   "ls",
   {
@@ -21,16 +23,35 @@ export const ls: CliCommand = Command.make(
     all: Options.boolean("all").pipe(
       Options.withDescription("every session under the agent folder ($BRANCHLOG_AGENT_DIR, default ~/.branchlog/agent)")
     ),
+    store: storeOption,
     json: Options.boolean("json").pipe(Options.withDescription("print JSON"))
   },
-  ({ all, cwd, dir, json }) =>
+  ({ all, cwd, dir, json, store }) =>
     Effect.gen(function*() {
       const bar = progressBar("reading sessions")
-      const sessions = yield* (all
-        ? SessionCatalog.listAll(bar.update)
-        : SessionCatalog.list(Option.getOrElse(cwd, () => process.cwd()), Option.getOrUndefined(dir), bar.update)).pipe(
-          Effect.ensuring(Effect.sync(bar.end))
+      // a store given (or $BRANCHLOG_STORE) and no folder asked for: every session of that store
+      const fromStore = store !== undefined && !all && Option.isNone(cwd) && Option.isNone(dir)
+      const listing: Effect.Effect<
+        ReadonlyArray<SessionCatalog.SessionInfo & { readonly ref: string }>,
+        unknown,
+        TranscriptStore.TranscriptStore | TranscriptFile.TranscriptFile
+      > = fromStore
+        ? Effect.flatMap(TranscriptStore.TranscriptStore, (stores) =>
+          Effect.map(stores.list({ location: store, onProgress: bar.update }), (found) =>
+            found.map(({ ref, ...info }) => ({ ...info, ref: SessionRef.format(ref) }))))
+        : Effect.map(
+          all
+            ? SessionCatalog.listAll(bar.update)
+            : SessionCatalog.list(
+              Option.getOrElse(cwd, () =>
+                process.cwd()),
+              Option.getOrUndefined(dir),
+              bar.update
+            ),
+          (found) =>
+            found.map((info) => ({ ...info, ref: info.path }))
         )
+      const sessions = yield* listing.pipe(Effect.ensuring(Effect.sync(bar.end)))
       if (json) {
         return yield* Output.json(sessions.map(({ allMessagesText: _, ...info }) => ({
           ...info,
@@ -45,7 +66,7 @@ export const ls: CliCommand = Command.make(
           String(s.messageCount).padStart(5)
         } msgs  ${s.id.slice(0, 13)}  ${s.name === undefined ? "" : `${style.bold(s.name)}  `}${
           oneLine(s.firstMessage, 60)
-        }\n${style.dim(`  ${s.path}`)}`
+        }\n${style.dim(`  ${s.ref}`)}`
       ))
     })
 ).pipe(Command.withDescription("List sessions, newest first: modified, message count, id, name, first message, path."))

@@ -1,5 +1,5 @@
 /** Runs the command over the Node layers and sets the process's exit code (what `bin.ts` imports for every command line). */
-import { SessionStore } from "@branchlog/session-store"
+import { StoreRouter } from "@branchlog/session-store"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { run } from "../Cli.js"
 import * as Stdin from "../Stdin.js"
+import { driversFor } from "./drivers.js"
 import { withPlainConsole } from "./plainConsole.js"
 import * as LazyTerminal from "./terminal.js"
 
@@ -19,7 +20,12 @@ export const main = (argv: ReadonlyArray<string>): void =>
         NodeFileSystem.layer,
         NodePath.layer,
         LazyTerminal.layer,
-        SessionStore.layerNode,
+        Layer.unwrapEffect(
+          Effect.map(
+            Effect.promise(() => driversFor(argv.slice(2), process.env["BRANCHLOG_STORE"])),
+            (drivers) => StoreRouter.layerNode(drivers)
+          )
+        ),
         Stdin.layerProcess
       )
     ),

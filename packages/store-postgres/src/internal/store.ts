@@ -49,6 +49,18 @@ type Ref = SessionRef.PostgresRef
 const canonicalUrl = (url: string): string =>
   (url.startsWith("postgresql://") ? `postgres://${url.slice("postgresql://".length)}` : url).replace(/\/+$/, "")
 
+/** How the store names sessions and locations (no connection needed). */
+export const addressing = {
+  resolveLocation: canonicalUrl,
+  locationOf: (ref: SessionRef.SessionRef): string => ref._tag === "Postgres" ? canonicalUrl(ref.url) : "",
+  refFor: (location: string, header: { readonly id: string }): SessionRef.SessionRef => ({
+    _tag: "Postgres",
+    url: canonicalUrl(location),
+    id: header.id
+  }),
+  positionAfter: StoreRows.positionAfter
+}
+
 /** The store in `scope`. */
 export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<TranscriptStoreShape> =>
   Effect.gen(function*() {
@@ -166,7 +178,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
                   }
                   return yield* new SessionFileConflictError({ path: redact(key), size: head.lastSeq })
                 }
-                yield* Rows.appendRows(run, ref.id, 0, texts, options?.tornTail === true && texts.length > 0)
+                yield* Rows.appendRows(run, ref.id, 0, texts, options?.unterminated === true && texts.length > 0)
                 return appendedOf(head.generation, 0, texts.length)
               })
             )
@@ -399,10 +411,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
     return {
       name: "postgres",
       resolve: serve,
-      resolveLocation: canonicalUrl,
-      locationOf: (ref) => ref._tag === "Postgres" ? canonicalUrl(ref.url) : "",
-      refFor: (location, header) => ({ _tag: "Postgres", url: canonicalUrl(location), id: header.id }),
-      positionAfter: StoreRows.positionAfter,
+      ...addressing,
       load,
       changes,
       exclusive,

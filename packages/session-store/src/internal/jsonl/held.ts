@@ -267,7 +267,15 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
           return yield* new SessionFileConflictError({ path, size: existing.value.size })
         }
         yield* dropAppender(hold)
-        return yield* checkedAppend(undefined, texts, options)
+        if (options?.unterminated !== true || texts.length === 0) return yield* checkedAppend(undefined, texts, options)
+        // an exact copy of a torn session: one atomic write of every row, the last without its newline
+        yield* env.files.rewrite(path, texts.join("\n"))
+        env.cache.remove(key)
+        const loaded: Loaded = yield* reload(env, path, "")
+        const cursor = loaded.cursor === undefined ? undefined : fromCursor(loaded.cursor)
+        if (cursor !== undefined) wrote(cursor)
+        const { positions } = positionsOf({ line: 0, offset: 0 }, texts)
+        return { cursor: loaded.cursor!, positions, end: loaded.end }
       }),
     append: (cursor, texts, options) =>
       Effect.suspend((): Effect.Effect<Appended, StoreFailure | StaleCursorError> => {

@@ -36,7 +36,7 @@ export const startNew = (core: Core, rows: ReadonlyArray<OwnRow>, ref: SessionRe
   let position = core.end
   for (const row of rows) {
     const text = textOf(row)
-    const next = core.services.store.positionAfter(position, text)
+    const next = core.services.store.positionAfter(position, text, core.ref)
     applyOwn(core, row, { line: next.line, offset: position.offset })
     core.pending.push({ row, text })
     position = next
@@ -98,7 +98,7 @@ export const adoptKeepingLeaf = (core: Core, loaded: Loaded): void => {
   let position = core.end
   for (const p of pending) {
     if (p.row._tag === "Header") continue
-    const next = core.services.store.positionAfter(position, p.text)
+    const next = core.services.store.positionAfter(position, p.text, core.ref)
     applyOwn(core, p.row, { line: next.line, offset: position.offset })
     position = next
   }

@@ -125,10 +125,10 @@ export const commit = (
 const keepPending = (core: Core, rows: ReadonlyArray<OwnRow>): ReadonlyArray<OwnRow> => {
   const store = core.services.store
   let position = core.end
-  for (const p of core.pending) position = store.positionAfter(position, p.text)
+  for (const p of core.pending) position = store.positionAfter(position, p.text, core.ref)
   for (const row of rows) {
     const text = textOf(row)
-    const next = store.positionAfter(position, text)
+    const next = store.positionAfter(position, text, core.ref)
     applyOwn(core, row, { line: next.line, offset: position.offset })
     position = next
     if (stored(core)) core.pending.push({ row, text })
