@@ -55,10 +55,14 @@ export const acquire = (
       const taken = yield* Effect.gen(function*() {
         const conn = yield* Scope.extend(pool.sql.reserve, scope)
         const run = onConnection(conn)
-        yield* run(`SELECT set_config('lock_timeout', $1, false)`, [lockTimeout])
-        yield* run(`SELECT pg_advisory_lock(${HOLD}, hashtext($1))`, [session]).pipe(
-          Effect.ensuring(Effect.ignore(run(`SELECT set_config('lock_timeout', '0', false)`)))
-        )
+        // uncontended: one round trip; contended: wait in the server, at most the hold's timeout
+        const free = yield* run(`SELECT pg_try_advisory_lock(${HOLD}, hashtext($1)) AS got`, [session])
+        if (free[0]?.got !== true) {
+          yield* run(`SELECT set_config('lock_timeout', $1, false)`, [lockTimeout])
+          yield* run(`SELECT pg_advisory_lock(${HOLD}, hashtext($1))`, [session]).pipe(
+            Effect.ensuring(Effect.ignore(run(`SELECT set_config('lock_timeout', '0', false)`)))
+          )
+        }
         return { run, scope }
       }).pipe(Effect.onExit((exit) => Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void))
       return taken

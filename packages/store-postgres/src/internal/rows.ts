@@ -121,6 +121,20 @@ const summarize = (rows: ReadonlyArray<RowColumns>, texts: ReadonlyArray<string>
 
 const CHUNK = 2000
 
+/** The column arrays of rows numbered from `after + 1` (parameters 2 to 11 of an insert through `unnest`). */
+const columnArrays = (after: number, rows: ReadonlyArray<RowColumns>) => [
+  rows.map((_, i) => after + i + 1),
+  rows.map((r) => r.text),
+  rows.map((r) => r.raw),
+  rows.map((r) => r.kind),
+  rows.map((r) => r.entryId),
+  rows.map((r) => r.parentId),
+  rows.map((r) => r.type),
+  rows.map((r) => r.timestamp),
+  rows.map((r) => r.role),
+  rows.map((r) => r.body)
+]
+
 /** Inserts `texts` as rows `after + 1`, `after + 2`, … of `session`. */
 const insertRows = (
   run: Run,
@@ -136,19 +150,7 @@ const insertRows = (
       return run(
         `INSERT INTO branchlog_rows (session_id, seq, text, raw, kind, entry_id, parent_id, type, timestamp, role, body)
          SELECT $1, * FROM unnest($2::int[], $3::text[], $4::bytea[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])`,
-        [
-          session,
-          part.map((_, i) => after + start + i + 1),
-          part.map((r) => r.text),
-          part.map((r) => r.raw),
-          part.map((r) => r.kind),
-          part.map((r) => r.entryId),
-          part.map((r) => r.parentId),
-          part.map((r) => r.type),
-          part.map((r) => r.timestamp),
-          part.map((r) => r.role),
-          part.map((r) => r.body)
-        ]
+        [session, ...columnArrays(after + start, part)]
       )
     },
     { discard: true }
@@ -252,8 +254,47 @@ export const appendRows = (
   Effect.gen(function*() {
     const rows = texts.map(columnsOf)
     const summary = summarize(rows, texts)
-    yield* insertRows(run, session, after, texts, rows)
     const last = after + texts.length
+    if (rows.length <= CHUNK) {
+      // the common case in one round trip: the rows, the session row, the notification
+      yield* run(
+        `WITH inserted AS (
+           INSERT INTO branchlog_rows (session_id, seq, text, raw, kind, entry_id, parent_id, type, timestamp, role, body)
+           SELECT $1, * FROM unnest($2::int[], $3::text[], $4::bytea[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
+           RETURNING 1
+         ), updated AS (
+           UPDATE branchlog_sessions SET
+             last_seq = $12,
+             leaf = COALESCE($13, leaf),
+             message_count = message_count + $14,
+             cwd = CASE WHEN first_kind IS NULL THEN $15 ELSE cwd END,
+             created = CASE WHEN first_kind IS NULL THEN $16 ELSE created END,
+             parent_session = CASE WHEN first_kind IS NULL THEN $17 ELSE parent_session END,
+             first_kind = COALESCE(first_kind, $18),
+             torn_tail = $19,
+             modified = clock_timestamp()
+           WHERE session_id = $1
+           RETURNING 1
+         )
+         SELECT pg_notify($20, $21), (SELECT count(*) FROM inserted), (SELECT count(*) FROM updated)`,
+        [
+          session,
+          ...columnArrays(after, rows),
+          last,
+          summary.leaf,
+          summary.messages,
+          summary.cwd,
+          summary.created,
+          summary.parentSession,
+          summary.firstKind,
+          tornTail,
+          CHANNEL,
+          `${session}:${last}`
+        ]
+      )
+      return last
+    }
+    yield* insertRows(run, session, after, texts, rows)
     yield* run(
       `UPDATE branchlog_sessions SET
          last_seq = $2,

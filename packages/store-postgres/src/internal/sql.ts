@@ -26,14 +26,17 @@ export const onConnection = (conn: Connection): Run => (text, params = []) =>
 /**
  * `body` in one transaction on `run`'s connection (which must be a reserved one): BEGIN, the
  * body, COMMIT; ROLLBACK when the body fails. A failed COMMIT fails with its `SqlError`.
+ * `durable: false` commits without waiting for the WAL flush (`synchronous_commit` off for it).
  */
 export const transaction = <A, E, R>(
   run: Run,
-  body: Effect.Effect<A, E, R>
+  body: Effect.Effect<A, E, R>,
+  options: { readonly durable?: boolean } = {}
 ): Effect.Effect<A, E | SqlError, R> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.gen(function*() {
-      yield* run("BEGIN")
+      // one round trip (no parameters: the simple protocol runs both statements)
+      yield* run(options.durable === false ? "BEGIN; SET LOCAL synchronous_commit TO off" : "BEGIN")
       const exit = yield* Effect.exit(restore(body))
       if (Exit.isFailure(exit)) {
         yield* Effect.ignore(run("ROLLBACK"))

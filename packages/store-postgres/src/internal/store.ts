@@ -151,8 +151,9 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
       })
       const same = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
         a.length === b.length && a.every((t, i) => t === b[i])
-      const durability = (run: Run, mode: "none" | "fsync" | undefined) =>
-        mode === "fsync" ? Effect.void : Effect.asVoid(run(`SET LOCAL synchronous_commit TO off`))
+      const durable = (options: { readonly durability?: "none" | "fsync" } | undefined) => ({
+        durable: options?.durability === "fsync"
+      })
       return {
         ref,
         vouches: (cursor) => {
@@ -167,7 +168,6 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
             transaction(
               run,
               Effect.gen(function*() {
-                yield* durability(run, options?.durability)
                 const head = (yield* Rows.lockHead(run, ref.id, true))!
                 if (head.lastSeq > 0) {
                   // a retry after a lost acknowledgement finds its own rows
@@ -180,7 +180,8 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
                 }
                 yield* Rows.appendRows(run, ref.id, 0, texts, options?.unterminated === true && texts.length > 0)
                 return appendedOf(head.generation, 0, texts.length)
-              })
+              }),
+              durable(options)
             )
           ).pipe(Effect.catchIf((e) => !(e instanceof SessionFileConflictError), fail(key, "create"))) as Effect.Effect<
             Appended,
@@ -206,10 +207,10 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
                   return yield* new StaleCursorError({ ref: redact(key), change: "Appended" })
                 }
                 if (texts.length === 0) return appendedOf(head.generation, seen.seq, 0)
-                yield* durability(run, options?.durability)
                 yield* Rows.appendRows(run, ref.id, seen.seq, texts)
                 return appendedOf(head.generation, seen.seq, texts.length)
-              })
+              }),
+              durable(options)
             )
           ).pipe(Effect.catchIf((e) => !(e instanceof StaleCursorError), fail(key, "append"))) as Effect.Effect<
             Appended,
