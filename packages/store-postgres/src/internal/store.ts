@@ -69,6 +69,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
     const pools = yield* Pools.make(scope, options)
     const holding = FiberRef.unsafeMake<ReadonlyMap<string, Held>>(new Map())
     const local = new Map<string, Effect.Semaphore>()
+    const leases = new WeakMap<Held, Lease.Lease>()
     let backups = 0
 
     const serve = (ref: SessionRef.SessionRef): Effect.Effect<Ref, SessionRef.UnsupportedSessionRefError> =>
@@ -267,6 +268,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
             ),
             (lease) => {
               const h = makeHeld(served, key, lease)
+              leases.set(h, lease)
               return Effect.locally(use(h), holding, new Map([...held, [key, h]]))
             },
             (lease) => lease.release
@@ -439,18 +441,16 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         }).pipe(Effect.orElseSucceed(() => Option.none())),
       remove: (ref) =>
         Effect.flatMap(serve(ref), (served) =>
-          exclusive(served, () =>
+          exclusive(served, (held) =>
             Effect.gen(function*() {
               const key = keyOf(served)
-              const { pool } = yield* Effect.catchAll(ready(served.url, true), storeError(key, "remove"))
-              const rows = yield* retrying(
-                onPool(pool.sql)(
-                  `DELETE FROM branchlog_sessions WHERE session_id = $1 AND last_seq > 0 RETURNING session_id`,
-                  [
-                    served.id
-                  ]
-                ),
-                retryMs
+              // on the hold's connection; the notification tells followers it is gone
+              const rows = yield* leases.get(held)!.use((run) =>
+                run(
+                  `WITH removed AS (DELETE FROM branchlog_sessions WHERE session_id = $1 AND last_seq > 0 RETURNING session_id)
+                   SELECT session_id, pg_notify($2, session_id || ':0') FROM removed`,
+                  [served.id, Pools.CHANNEL]
+                )
               ).pipe(Effect.catchAll(fail(key, "remove")))
               if (rows.length === 0) return yield* new SessionNotFoundError({ ref: redact(key) })
             }))),
