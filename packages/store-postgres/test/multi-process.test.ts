@@ -132,5 +132,9 @@ describe("a server restart in the middle", () => {
     // the writers went on after the restart
     writers.forEach((w, i) => expect(acked(w).length).toBeGreaterThan(ackedWhenStopped[i]!))
     checkSession(await storedRows(url, "shared"), names, 500, ackedIds)
+    // what the writers themselves had to try again (the store retried the rest inside each write)
+    const retries = writers.map((w) => Number(/done (\d+)/.exec(w.stdout)?.[1] ?? NaN))
+    console.log(`writer-level retries after the restart: ${retries.join(", ")}`)
+    expect(retries.every((n) => Number.isInteger(n))).toBe(true)
   }, 900_000)
 })
