@@ -4,7 +4,11 @@
  * started in the middle (a server of this test's own); a follower in another process receiving
  * every entry 4 writers append, in order, none twice.
  */
+import * as SessionRef from "@branchlog/session-store/SessionRef"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { afterAll, describe, expect, it } from "vitest"
+import * as Store from "../src/internal/store.js"
 import { acked, type Child, start, waitFor } from "./support/children.js"
 import { database, withClient } from "./support/db.js"
 import { freshDatabase, type Server, startServer } from "./support/server.js"
@@ -115,8 +119,68 @@ describe("a server restart in the middle", () => {
     await server?.dispose()
   })
 
+  const own = async () => {
+    server ??= await startServer({ forceEmbedded: true })
+    return server
+  }
+
+  it("a watch goes on signalling after the server came back (its LISTEN is started again)", async () => {
+    const srv = await own()
+    const url = await freshDatabase(srv.url, "relisten")
+    await seed(url, "watched")
+    const ref = `${url}#watched`
+    const signals = await Effect.runPromise(Effect.scoped(Effect.gen(function*() {
+      const scope = yield* Effect.scope
+      const watcher = yield* Store.make(scope, { maxConnections: 2, listenCheckMs: 300 })
+      const writer = yield* Store.make(scope, { maxConnections: 2 })
+      const parsed = SessionRef.parse(ref)
+      if (parsed._tag === "Left") return yield* Effect.die(parsed.left)
+      let count = 0
+      yield* Stream.runForEach(watcher.watch!(parsed.right), () => Effect.sync(() => void (count += 1))).pipe(
+        Effect.forkScoped
+      )
+      const append = Effect.gen(function*() {
+        const loaded = yield* writer.load(parsed.right, { readOnly: true, cwd: "/w" })
+        const id = `e${loaded.end.line}`
+        yield* writer.exclusive(
+          parsed.right,
+          (held) =>
+            held.append(loaded.cursor!, [
+              JSON.stringify({
+                type: "custom",
+                customType: "x",
+                id,
+                parentId: null,
+                timestamp: "2026-05-01T09:00:01.000Z"
+              })
+            ])
+        )
+      })
+      const waitFor = (n: number) =>
+        Effect.gen(function*() {
+          const deadline = Date.now() + 60_000
+          while (count < n && Date.now() < deadline) yield* Effect.sleep("20 millis")
+          return count
+        })
+      yield* Effect.sleep("500 millis")
+      yield* append
+      const before = yield* waitFor(1)
+      yield* Effect.promise(() => srv.stop())
+      yield* Effect.sleep("1 second")
+      yield* Effect.promise(() => srv.start())
+      // the watcher's check notices its LISTEN went deaf and listens again; then a write is heard
+      yield* Effect.sleep("3 seconds")
+      yield* append
+      const after = yield* waitFor(before + 1)
+      return { before, after }
+    })))
+    expect(signals.before).toBeGreaterThanOrEqual(1)
+    expect(signals.after).toBeGreaterThan(signals.before)
+  }, 300_000)
+
   it("every acknowledged append is there afterwards, and the writers resumed on their own", async () => {
-    server = await startServer({ forceEmbedded: true })
+    await own()
+    server = server!
     const url = await freshDatabase(server.url, "restart")
     await seed(url, "shared")
     const writers = names.map((name) => start("writer.ts", [`${url}#shared`, name, "500"]))

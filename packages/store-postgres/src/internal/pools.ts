@@ -27,6 +27,8 @@ export interface PoolOptions {
   readonly idleTimeoutMs?: number
   /** How long a connection attempt may take (default 10 s). */
   readonly connectTimeoutMs?: number
+  /** How often a LISTEN checks that it still hears (default 5 s); a deaf one is started again. */
+  readonly listenCheckMs?: number
 }
 
 /** One database's pool. */
@@ -38,6 +40,40 @@ export interface Pool {
   /** The notifications of this database (started on first use). */
   readonly notifications: Effect.Effect<PubSub.PubSub<string>>
 }
+
+/** A payload that names no session (no `:`): what the LISTEN check sends itself. */
+const PING = "branchlog-listen-check"
+
+/**
+ * Runs LISTEN into `hub` for as long as the pool lives. The LISTEN connection of `@effect/sql-pg`
+ * goes silent when it is lost (a server restart) rather than failing, so every `checkMs` the
+ * listener notifies itself; when that does not come back in time, it drops its LISTEN (which
+ * releases the dead connection) and starts again on a new one.
+ */
+const supervise = (sql: PgClient.PgClient, hub: PubSub.PubSub<string>, checkMs: number) =>
+  Effect.gen(function*() {
+    let heard = 0
+    const listening = Stream.runForEach(sql.listen(CHANNEL), (payload) =>
+      payload.startsWith(PING)
+        ? Effect.sync(() => void (heard += 1))
+        : Effect.asVoid(PubSub.publish(hub, payload))).pipe(Effect.catchAll(() => Effect.never))
+    const check = Effect.gen(function*() {
+      for (;;) {
+        yield* Effect.sleep(Duration.millis(checkMs))
+        const before = heard
+        const sent = yield* Effect.either(sql.unsafe(`SELECT pg_notify($1, $2)`, [CHANNEL, PING]))
+        // the server away: nothing to check against yet (the next round will)
+        if (sent._tag === "Left") continue
+        const deadline = Date.now() + checkMs
+        while (heard === before && Date.now() < deadline) yield* Effect.sleep("20 millis")
+        if (heard === before) return
+      }
+    })
+    for (;;) {
+      yield* Effect.raceFirst(listening, check)
+      yield* Effect.sleep("100 millis")
+    }
+  })
 
 /** The pools of one store. */
 export interface Pools {
@@ -73,10 +109,7 @@ export const make = (scope: Scope.Scope, options: PoolOptions = {}): Effect.Effe
           if (hub !== undefined) return Effect.succeed(hub)
           return Effect.gen(function*() {
             const made = yield* PubSub.unbounded<string>()
-            yield* Stream.runForEach(sql.listen(CHANNEL), (payload) => PubSub.publish(made, payload)).pipe(
-              Effect.catchAll(() => Effect.void),
-              Effect.forkIn(child)
-            )
+            yield* supervise(sql, made, options.listenCheckMs ?? 5_000).pipe(Effect.forkIn(child))
             hub = made
             return made
           })
