@@ -4,7 +4,7 @@
  * where the store has them (SQL: a notification per commit), with a poll beside them as a safety
  * net (a signal lost while a connection was down), or by the poll alone; after each signal it asks
  * `changes(cursor)`, so a doubled or missed signal loses nothing. A replaced session is re-read,
- * and only the entries it had not shown yet follow. When a `TranscriptObserver` is in context,
+ * and only the entries it had not shown yet follow (its other rows are not shown again). When a `TranscriptObserver` is in context,
  * each followed entry is also reported to it (what sessions-semantics turns into transcript
  * events), as the writer's own `SessionManager` reports its appends.
  *
@@ -66,29 +66,25 @@ export const follow = (
 
     const shown = new Set<string>()
     let cursor: Cursor | undefined
-    const fresh = (rows: ReadonlyArray<Line.ParsedLine>) =>
+    /** The rows not shown yet; rows without an id count as new only when `anonymous` (a tail, a new session). */
+    const fresh = (rows: ReadonlyArray<Line.ParsedLine>, anonymous: boolean) =>
       rows.filter((row) => {
         const id = idOf(row)
-        if (id === undefined) return true
+        if (id === undefined) return anonymous
         if (shown.has(id)) return false
         shown.add(id)
         return true
       })
-    const reload = (emit: boolean) =>
+    /** Reads the session whole: `"all"` its rows, `"entries"` only its entries not shown yet (after a replace), `"none"`. */
+    const reload = (emit: "all" | "entries" | "none") =>
       Effect.map(store.load(resolved, { readOnly: true, cache: false, cwd }), (loaded) => {
         cursor = loaded.cursor
         const rows = loaded.rows()
-        if (!emit) {
-          for (const row of rows) {
-            const id = idOf(row)
-            if (id !== undefined) shown.add(id)
-          }
-          return []
-        }
-        return fresh(rows)
+        const out = fresh(rows, emit === "all")
+        return emit === "none" ? [] : out
       })
 
-    const initial = yield* reload(options.from === "start")
+    const initial = yield* reload(options.from === "start" ? "all" : "none")
     const report = (rows: ReadonlyArray<Line.ParsedLine>) =>
       Option.isNone(observer) ? Effect.succeed(rows) : Effect.as(
         Effect.forEach(rows, (row) =>
@@ -105,16 +101,17 @@ export const follow = (
 
     const step = Effect.gen(function*() {
       yield* Queue.take(signals)
-      if (cursor === undefined) return yield* reload(true)
+      // a session that was not there yet (or went away): everything it has now is new
+      if (cursor === undefined) return yield* reload("all")
       const change = yield* store.changes(resolved, cursor)
       switch (change._tag) {
         case "Unchanged":
           return []
         case "Appended":
           cursor = change.cursor
-          return fresh(change.rows)
+          return fresh(change.rows, true)
         case "Replaced":
-          return yield* reload(true)
+          return yield* reload("entries")
         case "Missing":
           cursor = undefined
           return []

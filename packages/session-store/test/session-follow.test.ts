@@ -46,4 +46,38 @@ describe("SessionFollow (polled)", () => {
       expect(heard).toEqual(ids)
     })
   })
+
+  it.live("after another writer replaces the session, only the entries not shown yet follow", () => {
+    const state = MemoryStore.makeState()
+    return Effect.gen(function*() {
+      const writer = yield* SessionManager.create("/w", "/place", { eagerFlush: true }).pipe(
+        Effect.provide(MemoryStore.layer(state))
+      )
+      const ref = writer.getSessionRef()!
+      const a = yield* writer.appendCustomEntry("x", { n: 1 })
+      const follower = yield* Effect.fork(
+        Stream.runCollect(Stream.take(SessionFollow.follow(ref, { pollMs: 20 }), 2)).pipe(
+          Effect.provide(MemoryStore.layer(state))
+        )
+      )
+      yield* Effect.sleep("100 millis")
+      const b = yield* writer.appendCustomEntry("x", { n: 2 })
+      yield* Effect.sleep("100 millis")
+      // another tool rewrites the session: the same rows plus a new one, under a new generation
+      const stored = state.sessions.get(SessionRef.format(ref))!
+      const c = JSON.stringify({
+        type: "custom",
+        customType: "x",
+        id: "c0000001",
+        parentId: b,
+        timestamp: "2026-05-01T09:00:00.000Z",
+        data: {}
+      })
+      stored.rows = [...stored.rows, c]
+      stored.generation += 1
+      const got = Chunk.toArray(yield* Fiber.join(follower).pipe(Effect.timeout("30 seconds")))
+      expect(got.map((row) => row._tag === "Entry" ? row.entry.id : row._tag)).toEqual([b, "c0000001"])
+      expect(got.map((row) => row._tag === "Entry" ? row.entry.id : "")).not.toContain(a)
+    })
+  })
 })
