@@ -2,13 +2,11 @@
  * The PostgreSQL backend of `TranscriptStore` (see `PostgresStore` for the model): references,
  * schema readiness, loads, change queries, holds and their writes, listings, search, watch.
  */
-import { Line } from "@branchlog/session-core"
-import { SessionFileConflictError } from "@branchlog/session-store/SessionError"
+import type { Line } from "@branchlog/session-core"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import { FileSystemError } from "@branchlog/session-store/StoreError"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
 import type {
-  Appended,
   Changes,
   Cursor,
   Held,
@@ -21,7 +19,7 @@ import type {
   StoreFailure,
   TranscriptStoreShape
 } from "@branchlog/session-store/TranscriptStore"
-import { SessionNotFoundError, StaleCursorError } from "@branchlog/session-store/TranscriptStore"
+import { SessionNotFoundError } from "@branchlog/session-store/TranscriptStore"
 import type { MigrationError } from "@effect/sql/Migrator"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
@@ -31,11 +29,12 @@ import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { schemaTooNewCode, SchemaTooNewError } from "../PostgresError.js"
+import * as HeldModule from "./held.js"
 import * as Lease from "./lease.js"
 import * as Pools from "./pools.js"
 import * as Rows from "./rows.js"
 import * as Schema from "./schema.js"
-import { isTransient, onPool, redact, retrying, retrySchedule, type Run, toStoreError, transaction } from "./sql.js"
+import { isTransient, onPool, redact, retrying, retrySchedule, type Run, toStoreError } from "./sql.js"
 
 /** Options of the store. */
 export interface Options extends Pools.PoolOptions {
@@ -70,7 +69,6 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
     const holding = FiberRef.unsafeMake<ReadonlyMap<string, Held>>(new Map())
     const local = new Map<string, Effect.Semaphore>()
     const leases = new WeakMap<Held, Lease.Lease>()
-    let backups = 0
 
     const serve = (ref: SessionRef.SessionRef): Effect.Effect<Ref, SessionRef.UnsupportedSessionRefError> =>
       ref._tag === "Postgres"
@@ -122,125 +120,9 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
       extra: Partial<LoadReport> = {}
     ) => StoreRows.loaded(lines, cursorOf(key, generation, seq), extra)
 
-    const changesOn = (run: Run, ref: Ref, cursor: Cursor): Effect.Effect<Changes, SqlError> =>
-      Effect.suspend(() => {
-        const key = keyOf(ref)
-        const seen = StoreRows.fromCursor(cursor, id, key)
-        return Effect.map(Rows.tailRows(run, ref.id, seen?.generation ?? -1, seen?.seq ?? 0), (found): Changes => {
-          if (found === undefined) return { _tag: "Missing" }
-          if (found.head.lastSeq === 0) return { _tag: "Missing" }
-          if (seen === undefined || seen.generation !== found.head.generation || seen.seq > found.head.lastSeq) {
-            return { _tag: "Replaced" }
-          }
-          if (seen.seq === found.head.lastSeq) return { _tag: "Unchanged" }
-          return StoreRows.appended(found.texts, seen.seq, cursorOf(key, found.head.generation, found.head.lastSeq))
-        })
-      })
-
-    // --- holds --------------------------------------------------------------------------------
-
-    const makeHeld = (ref: Ref, key: string, lease: Lease.Lease): Held => {
-      let vouched: { generation: number; seq: number; epoch: number } | undefined
-      const remember = (generation: number, seq: number) => {
-        vouched = { generation, seq, epoch: lease.epoch() }
-        return cursorOf(key, generation, seq)
-      }
-      const appendedOf = (generation: number, after: number, count: number): Appended => ({
-        cursor: remember(generation, after + count),
-        positions: Array.from({ length: count }, (_, i) => ({ line: after + i + 1, offset: after + i })),
-        end: StoreRows.end(after + count)
-      })
-      const same = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
-        a.length === b.length && a.every((t, i) => t === b[i])
-      const durable = (options: { readonly durability?: "none" | "fsync" } | undefined) => ({
-        durable: options?.durability === "fsync"
-      })
-      return {
-        ref,
-        vouches: (cursor) => {
-          const seen = StoreRows.fromCursor(cursor, id, key)
-          return seen !== undefined && vouched !== undefined && vouched.epoch === lease.epoch() &&
-            vouched.generation === seen.generation && vouched.seq === seen.seq
-        },
-        changes: (cursor) =>
-          lease.use((run) => changesOn(run, ref, cursor)).pipe(Effect.catchAll(fail(key, "changes"))),
-        create: (texts, options) =>
-          lease.use((run) =>
-            transaction(
-              run,
-              Effect.gen(function*() {
-                const head = (yield* Rows.lockHead(run, ref.id, true))!
-                if (head.lastSeq > 0) {
-                  // a retry after a lost acknowledgement finds its own rows
-                  if (
-                    head.lastSeq === texts.length && same(yield* Rows.rowsBetween(run, ref.id, 0, texts.length), texts)
-                  ) {
-                    return appendedOf(head.generation, 0, texts.length)
-                  }
-                  return yield* new SessionFileConflictError({ path: redact(key), size: head.lastSeq })
-                }
-                yield* Rows.appendRows(run, ref.id, 0, texts, options?.unterminated === true && texts.length > 0)
-                return appendedOf(head.generation, 0, texts.length)
-              }),
-              durable(options)
-            )
-          ).pipe(Effect.catchIf((e) => !(e instanceof SessionFileConflictError), fail(key, "create"))) as Effect.Effect<
-            Appended,
-            StoreFailure | SessionFileConflictError
-          >,
-        append: (cursor, texts, options) =>
-          lease.use((run) =>
-            transaction(
-              run,
-              Effect.gen(function*() {
-                const seen = StoreRows.fromCursor(cursor, id, key)
-                const head = yield* Rows.lockHead(run, ref.id, false)
-                if (head === undefined || head.lastSeq === 0) {
-                  return yield* new StaleCursorError({ ref: redact(key), change: "Missing" })
-                }
-                if (seen === undefined || seen.generation !== head.generation || seen.seq > head.lastSeq) {
-                  return yield* new StaleCursorError({ ref: redact(key), change: "Replaced" })
-                }
-                if (seen.seq < head.lastSeq) {
-                  // idempotent: a retry after a lost acknowledgement finds its rows right after the cursor
-                  const after = yield* Rows.rowsBetween(run, ref.id, seen.seq, texts.length)
-                  if (texts.length > 0 && same(after, texts)) return appendedOf(head.generation, seen.seq, texts.length)
-                  return yield* new StaleCursorError({ ref: redact(key), change: "Appended" })
-                }
-                if (texts.length === 0) return appendedOf(head.generation, seen.seq, 0)
-                yield* Rows.appendRows(run, ref.id, seen.seq, texts)
-                return appendedOf(head.generation, seen.seq, texts.length)
-              }),
-              durable(options)
-            )
-          ).pipe(Effect.catchIf((e) => !(e instanceof StaleCursorError), fail(key, "append"))) as Effect.Effect<
-            Appended,
-            StoreFailure | StaleCursorError
-          >,
-        replace: (rows, options) =>
-          lease.use((run) =>
-            transaction(
-              run,
-              Effect.gen(function*() {
-                const texts = rows.map(Line.serialize)
-                const head = (yield* Rows.lockHead(run, ref.id, true))!
-                backups += 1
-                const backup = options.backup === undefined || head.lastSeq === 0
-                  ? undefined
-                  : { name: `${key}.${options.backup}-${Date.now().toString(36)}-${backups}`, label: options.backup }
-                const generation = yield* Rows.replaceRows(run, ref.id, head, texts, backup)
-                remember(generation, texts.length)
-                return {
-                  backup: backup === undefined ? undefined : redact(backup.name),
-                  loaded: texts.length === 0
-                    ? StoreRows.missing
-                    : loadedOf(key, generation, texts.length, StoreRows.parse(texts))
-                }
-              })
-            )
-          ).pipe(Effect.catchAll(fail(key, "replace")))
-      }
-    }
+    const ctx: HeldModule.Context = { id, cursorOf, fail }
+    const changesOn = (run: Run, ref: Ref, cursor: Cursor) => HeldModule.changesOn(ctx, run, ref, cursor)
+    const makeHeld = (ref: Ref, key: string, lease: Lease.Lease): Held => HeldModule.make(ctx, ref, key, lease)
 
     const exclusive = <A, E, R>(
       ref: SessionRef.SessionRef,
