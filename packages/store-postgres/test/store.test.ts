@@ -214,6 +214,29 @@ describe("rows and writes", () => {
   })
 })
 
+describe("a server never reached", () => {
+  it("fails soon with the connection's error instead of waiting the whole retry time", async () => {
+    const net = await import("node:net")
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const found = (probe.address() as { port: number }).port
+        probe.close(() => resolve(found))
+      })
+    })
+    const ref = refIn(`postgres://postgres:secret@127.0.0.1:${port}/none`, "x")
+    // with ten minutes of retries for a server that went away, only the first-connection bound ends this
+    const failed = await withStore((store) => Effect.either(store.load(ref, { readOnly: true, cwd: "/w" })), {
+      retryMs: 600_000,
+      firstConnectMs: 300
+    })
+    expect(failed._tag).toBe("Left")
+    const error = (failed as { left: { _tag: string; code?: string; message: string } }).left
+    expect(error._tag).toBe("FileSystemError")
+    expect(error.code).toBe("ECONNREFUSED")
+    expect(error.message).not.toContain("secret")
+  }, 60_000)
+})
+
 describe("holds across instances", () => {
   it("a hold keeps another store out until it ends, and a short timeout fails with LockTimeoutError", async () => {
     const url = await database()

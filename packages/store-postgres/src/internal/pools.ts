@@ -80,6 +80,8 @@ export interface Pools {
   readonly get: (url: string) => Effect.Effect<Pool, SqlError>
   /** The URLs of the pools opened so far. */
   readonly urls: () => ReadonlyArray<string>
+  /** `true` once the pool of `url` has connected. */
+  readonly opened: (url: string) => boolean
 }
 
 /** A registry of pools living in `scope`. */
@@ -129,6 +131,7 @@ export const make = (scope: Scope.Scope, options: PoolOptions = {}): Effect.Effe
             return again !== undefined ? Effect.succeed(again) : open(url)
           }))
         }),
-      urls: () => [...pools.keys()]
+      urls: () => [...pools.keys()],
+      opened: (url) => pools.has(url)
     }
   })

@@ -40,6 +40,8 @@ import { isTransient, onPool, redact, retrying, retrySchedule, type Run, toStore
 export interface Options extends Pools.PoolOptions {
   /** How long an operation retries transient failures (a server away, a lost connection) before failing (default 60 s). */
   readonly retryMs?: number
+  /** How long the first connection to a database is tried before failing (default 3 s). */
+  readonly firstConnectMs?: number
 }
 
 type Ref = SessionRef.PostgresRef
@@ -87,7 +89,9 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
       writable: boolean
     ): Effect.Effect<{ pool: Pools.Pool; present: boolean }, SqlError | MigrationError | SchemaTooNewError> =>
       Effect.gen(function*() {
-        const pool = yield* pools.get(url)
+        // a server this store never reached fails soon (a wrong URL, nothing listening); one that
+        // went away after is waited for (below, and in every operation's retries)
+        const pool = yield* retrying(pools.get(url), Math.min(retryMs, options.firstConnectMs ?? 3_000))
         if (pool.migrated) return { pool, present: true }
         if (writable) {
           const { found, tooNew } = yield* Schema.migrate(pool.sql)
@@ -103,7 +107,12 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         }
         if (version === Schema.latestVersion) pool.migrated = true
         return { pool, present: version === Schema.latestVersion }
-      }).pipe(Effect.retry({ schedule: retrySchedule(retryMs), while: isTransient }))
+      }).pipe(
+        Effect.retry({
+          schedule: retrySchedule(retryMs),
+          while: (error) => isTransient(error) && pools.opened(url)
+        })
+      )
 
     const storeError = (path: string, operation: string) => (error: unknown) =>
       error instanceof SchemaTooNewError
