@@ -1,6 +1,17 @@
 /**
- * `@branchlog/store-sqlite` (being built: see issue 12).
+ * `@branchlog/store-sqlite`: branchlog's storage interface on one embedded SQLite database per
+ * path: raw rows (byte-identical to JSONL), a summary per session, FTS5 search.
  *
  * @since 0.1.0
  */
-export {}
+
+/** The store driver the CLI loads (`kind: "Sqlite"`, `scheme: "sqlite:"`). */
+export * as Driver from "./Driver.js"
+
+/** The `TranscriptStore` over SQLite: `make`, `layer`, references and locations. */
+export * as SqliteStore from "./SqliteStore.js"
+
+export {
+  /** The SQLite driver (`StoreRouter.Driver`). */
+  driver
+} from "./Driver.js"

@@ -1,0 +1,290 @@
+/**
+ * store-sqlite benchmark: figures beside their baselines, measured the same way in the same
+ * process on the same machine, and whether each target is met.
+ *
+ * - open of 100k entries through `SessionManager.open` (read-only, no cache) from SQLite vs the
+ *   same session's JSONL file through the JSONL store (target ≤ 1.5×);
+ * - appends each in their own transaction (`withWriteLock` + `appendMessage`: one IMMEDIATE
+ *   transaction per append) vs bare better-sqlite3 single-row IMMEDIATE transactions (target ≤ 3×);
+ *   also appends that each take the hold (lease + append + release), and both with fsync;
+ * - listing 10,000 sessions from the sessions table (target < 50 ms), with small and with larger
+ *   sessions (independent of their sizes);
+ * - FTS5 search over 1M message entries (target < 100 ms).
+ *
+ * `BRANCHLOG_BENCH_ONLY=open,append,list,search` runs only those cases. Run with `pnpm bench` in
+ * this package. Timings on shared machines are noisy: figures, not a gate.
+ */
+import { Synthetic } from "@branchlog/session-core/testing"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
+import * as SessionStore from "@branchlog/session-store/SessionStore"
+import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
+import { measureAsync, ms, rate, ratio, table } from "@branchlog/tooling/bench"
+import Database from "better-sqlite3"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Connections from "../src/internal/connections.js"
+import * as SqliteStore from "../src/SqliteStore.js"
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-bench-"))
+const only = process.env.BRANCHLOG_BENCH_ONLY?.split(",").map((name) => name.trim()).filter((name) => name !== "")
+const wants = (name: "open" | "append" | "list" | "search") => only === undefined || only.includes(name)
+const jsonl = ManagedRuntime.make(SessionStore.layerNode)
+const sqlite = ManagedRuntime.make(SqliteStore.layer() as Layer.Layer<TranscriptStore>)
+const now = () => Number(process.hrtime.bigint()) / 1e6
+const rows: Array<Array<string>> = [["case", "n", "ours", "baseline", "ours / baseline", "throughput"]]
+
+/** A database of this store's schema at `file`, for filling it fast (the store's own write path, batched). */
+const database = async (file: string) => {
+  const connections = await Effect.runPromise(Connections.make({ busyTimeoutMs: 5000 }))
+  const db = await Effect.runPromise(connections.writable(file))
+  return { db, close: () => connections.close() }
+}
+
+/** Medians of async functions measured in interleaved runs, after one warm-up run each. */
+const interleaved = async (fns: ReadonlyArray<() => Promise<unknown>>, runs: number): Promise<Array<number>> => {
+  for (const fn of fns) await fn()
+  const times = fns.map((): Array<number> => [])
+  for (let r = 0; r < runs; r++) {
+    for (const [i, fn] of fns.entries()) {
+      const t = now()
+      await fn()
+      times[i]!.push(now() - t)
+    }
+  }
+  return times.map((xs) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!)
+}
+
+const userMessage = (i: number) =>
+  ({
+    role: "user",
+    content: `message ${i}: ${"lorem ipsum dolor sit amet ".repeat(12)}`,
+    timestamp: 1_777_000_000_000 + i
+  }) as never
+
+if (wants("open")) {
+  for (const entries of [10_000, 100_000]) {
+    const text = Synthetic.toText(Synthetic.session({ entries, seed: 7 }))
+    const file = path.join(root, `open-${entries}.jsonl`)
+    fs.writeFileSync(file, text)
+    const dbFile = path.join(root, `open-${entries}.db`)
+    const { close, db } = await database(dbFile)
+    const texts = text.slice(0, -1).split("\n")
+    const id = (JSON.parse(texts[0]!) as { id: string }).id
+    db.write(id, texts, { nowMs: Date.now(), create: true })
+    close()
+    const ref = `sqlite:${dbFile}#${id}`
+    const open = (runtime: typeof jsonl | typeof sqlite, target: string) => () =>
+      runtime.runPromise(SessionManager.open(target, undefined, undefined, { readOnly: true, cache: false }))
+    const runs = entries > 50_000 ? 7 : 11
+    // interleaved medians
+    const a: Array<number> = []
+    const b: Array<number> = []
+    await open(sqlite, ref)()
+    await open(jsonl, file)()
+    for (let r = 0; r < runs; r++) {
+      let t = now()
+      const sm = await open(sqlite, ref)()
+      a.push(now() - t)
+      if (sm.getEntries().length !== entries) throw new Error("wrong entry count")
+      t = now()
+      await open(jsonl, file)()
+      b.push(now() - t)
+    }
+    const median = (xs: Array<number>) => xs.sort((x, y) => x - y)[Math.floor(xs.length / 2)]!
+    rows.push([
+      "open (SELECT rows + parse + fold)",
+      String(entries),
+      ms(median(a)),
+      `${ms(median(b))} JSONL open`,
+      ratio(median(a), median(b), 1.5),
+      rate(entries, median(a), " entries")
+    ])
+  }
+}
+
+if (wants("append")) {
+  const count = 5_000
+  const payload = (i: number) =>
+    JSON.stringify({
+      type: "message",
+      id: (0x10000000 + i).toString(16),
+      parentId: null,
+      timestamp: new Date().toISOString(),
+      message: userMessage(i)
+    })
+  const bare = (fsync: boolean, n: number) => () => {
+    const file = path.join(root, `bare-${Math.random().toString(16).slice(2)}.db`)
+    const db = new Database(file)
+    db.pragma("journal_mode = WAL")
+    db.pragma(`synchronous = ${fsync ? "FULL" : "NORMAL"}`)
+    db.exec(
+      "CREATE TABLE rows (session TEXT NOT NULL, seq INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (session, seq))"
+    )
+    const insert = db.prepare("INSERT INTO rows (session, seq, text) VALUES (?, ?, ?)")
+    const one = db.transaction((seq: number) => insert.run("s", seq, payload(seq)))
+    for (let i = 0; i < n; i++) one.immediate(i)
+    db.close()
+    return Promise.resolve()
+  }
+  const ours = (mode: "held" | "each", fsync: boolean, n: number) => () =>
+    sqlite.runPromise(Effect.gen(function*() {
+      const file = path.join(root, `ours-${Math.random().toString(16).slice(2)}.db`)
+      const sm = yield* SessionManager.create("/bench", `sqlite:${file}`, {
+        eagerFlush: true,
+        ...(fsync ? { durability: "fsync" as const } : {})
+      })
+      yield* sm.appendMessage(userMessage(-1))
+      if (mode === "held") {
+        yield* sm.withWriteLock(Effect.gen(function*() {
+          for (let i = 0; i < n; i++) yield* sm.appendMessage(userMessage(i))
+        }))
+      } else {
+        for (let i = 0; i < n; i++) yield* sm.appendMessage(userMessage(i))
+      }
+    }))
+  for (const [label, fsync, n] of [["", false, count], [" (fsync: synchronous=FULL)", true, 1000]] as const) {
+    // interleaved runs: a change of the machine's load hits all three alike
+    const [base = 0, held = 0, each = 0] = await interleaved(
+      [bare(fsync, n), ours("held", fsync, n), ours("each", fsync, n)],
+      7
+    )
+    rows.push([
+      `appends, one transaction each, inside withWriteLock${label}`,
+      String(n),
+      ms(held),
+      `${ms(base)} bare better-sqlite3`,
+      ratio(held, base, fsync ? undefined : 3),
+      rate(n, held, " appends")
+    ])
+    rows.push([
+      `appends, each taking the hold (lease + append + release)${label}`,
+      String(n),
+      ms(each),
+      `${ms(base)} bare better-sqlite3`,
+      ratio(each, base),
+      rate(n, each, " appends")
+    ])
+  }
+}
+
+if (wants("list")) {
+  for (const perSession of [2, 40]) {
+    const dbFile = path.join(root, `list-${perSession}.db`)
+    const { close, db } = await database(dbFile)
+    const sessions = 10_000
+    db.handle.transaction(() => {
+      for (let s = 0; s < sessions; s++) {
+        const rowsOf = Synthetic.session({ entries: perSession, seed: s, branchRate: 0 })
+        const id = `s${s}`
+        rowsOf[0] = { ...rowsOf[0], id }
+        db.write(id, rowsOf.map((r) => JSON.stringify(r)), { nowMs: Date.now(), create: true })
+      }
+    })()
+    close()
+    const location = `sqlite:${dbFile}`
+    const list = () =>
+      sqlite.runPromise(Effect.flatMap(TranscriptStore, (store) => store.list({ location }))).then((found) => {
+        if (found.length !== sessions) throw new Error(`listed ${found.length}`)
+      })
+    const took = await measureAsync(list, { runs: 9, warmup: 2 })
+    rows.push([
+      `list 10,000 sessions of ${perSession} entries (sessions table only)`,
+      String(sessions),
+      ms(took),
+      "target < 50 ms",
+      took < 50 ? "met" : "MISSED",
+      rate(sessions, took, " sessions")
+    ])
+  }
+}
+
+if (wants("search")) {
+  // messages of 12–30 words drawn from a vocabulary of 50,000 with a Zipf-like law (a word of
+  // rank r about as frequent as 1/r), as natural text is: a rare word, a middling one, a phrase,
+  // and the most common word of all (in most messages: the worst case for ranking)
+  const vocabulary = 50_000
+  const wordOf = (rank: number) => {
+    let out = ""
+    let n = rank + 26 * 27
+    while (n > 0) {
+      out = String.fromCharCode(97 + (n % 26)) + out
+      n = Math.floor(n / 26)
+    }
+    return out
+  }
+  let state = 12345
+  const random = () => {
+    // mulberry32
+    state = (state + 0x6d2b79f5) | 0
+    let t = Math.imul(state ^ (state >>> 15), 1 | state)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const draw = () => Math.min(vocabulary - 1, Math.floor(Math.exp(random() * Math.log(vocabulary))) - 1)
+  const sentence = () => Array.from({ length: 12 + Math.floor(random() * 19) }, () => wordOf(draw())).join(" ")
+  const dbFile = path.join(root, "search.db")
+  const { close, db } = await database(dbFile)
+  const total = 1_000_000
+  const perSession = 1000
+  const started = now()
+  for (let s = 0; s < total / perSession; s++) {
+    const id = `s${s}`
+    const texts = [
+      JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-05-01T09:00:00.000Z", cwd: "/search" })
+    ]
+    let parent: string | null = null
+    for (let i = 0; i < perSession; i++) {
+      const entryId = `${s.toString(16)}-${i.toString(16)}`
+      const role = i % 2 === 0 ? "user" : "assistant"
+      const content = role === "user" ? sentence() : [{ type: "text", text: sentence() }]
+      texts.push(JSON.stringify({
+        type: "message",
+        id: entryId,
+        parentId: parent,
+        timestamp: new Date(1_777_000_000_000 + s * perSession + i).toISOString(),
+        message: { role, content, timestamp: 1_777_000_000_000 + s * perSession + i }
+      }))
+      parent = entryId
+    }
+    db.write(id, texts, { nowMs: Date.now(), create: true })
+  }
+  const indexed = db.handle.prepare("SELECT count(*) FROM messages_fts").pluck().get() as number
+  const count = (query: string) =>
+    db.handle.prepare("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?").pluck().get(query) as number
+  const queries = [
+    [wordOf(20_000), "rare word"],
+    [wordOf(300), "middling word"],
+    [`"${wordOf(3)} ${wordOf(4)}"`, "phrase of two common words"],
+    [wordOf(0), "the most common word"]
+  ] as const
+  const matches = queries.map(([query]) => count(query))
+  close()
+  const fill = now() - started
+  const location = `sqlite:${dbFile}`
+  for (const [k, [query, note]] of queries.entries()) {
+    const search = () =>
+      sqlite.runPromise(Effect.flatMap(TranscriptStore, (store) => store.search!({ text: query, location, limit: 20 })))
+    const took = await measureAsync(search, { runs: 9, warmup: 2 })
+    const hits = await search()
+    if (hits.length === 0) throw new Error(`no hit for ${query}`)
+    rows.push([
+      `search ${query} (${note}: ${matches[k]!.toLocaleString("en")} matches, top 20) over ${
+        indexed.toLocaleString("en")
+      } messages`,
+      String(total),
+      ms(took),
+      "target < 100 ms",
+      took < 100 ? "met" : "MISSED",
+      `fill ${(fill / 1000).toFixed(0)} s`
+    ])
+  }
+}
+
+table(rows)
+await jsonl.dispose()
+await sqlite.dispose()
+fs.rmSync(root, { recursive: true, force: true })

@@ -1,0 +1,140 @@
+/**
+ * The databases a store has open: one writable connection per database path, opened on first use
+ * (folder created, WAL, `synchronous=NORMAL`, busy timeout, schema migrated) and kept until the
+ * store's scope closes; a read-only load of a database not open yet gets a read-only connection
+ * (never created, never migrated). A database whose schema is newer than this code's is refused
+ * with `FileSystemError` code `SQLITE_SCHEMA_TOO_NEW`, before anything is written to it.
+ */
+import { FileSystemError } from "@branchlog/session-store/StoreError"
+import * as Effect from "effect/Effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { Db } from "./database.js"
+import * as Schema from "./schema.js"
+
+/** The code of the error refusing a database of a newer schema. */
+export const SCHEMA_TOO_NEW = "SQLITE_SCHEMA_TOO_NEW"
+
+/** A failure of SQLite as the store's error. */
+export const toError = (path: string, operation: string, cause: unknown): FileSystemError =>
+  cause instanceof FileSystemError ? cause : new FileSystemError({
+    path,
+    operation,
+    ...(typeof (cause as { code?: unknown })?.code === "string" ? { code: (cause as { code: string }).code } : {}),
+    detail: cause instanceof Error ? cause.message : String(cause)
+  })
+
+/** Runs a synchronous database call, its failure as a `FileSystemError`. */
+export const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<A, FileSystemError> =>
+  Effect.try({ try: f, catch: (cause) => toError(path, operation, cause) })
+
+const tooNew = (path: string, version: number) =>
+  new FileSystemError({
+    path,
+    operation: "open",
+    code: SCHEMA_TOO_NEW,
+    detail:
+      `the database's schema version ${version} is newer than this branchlog's (${Schema.LATEST}); it was not touched: use a newer @branchlog/store-sqlite`
+  })
+
+/** The open databases of one store. */
+export interface Connections {
+  /** The writable connection of `path` (opened, created and migrated on first use). */
+  readonly writable: (path: string) => Effect.Effect<Db, FileSystemError>
+  /** A connection to read `path` with (the writable one if open); `undefined`: no database there. */
+  readonly readable: (path: string) => Effect.Effect<Db | undefined, FileSystemError>
+  /** Every writable connection open now. */
+  readonly open: () => ReadonlyArray<Db>
+  /** Closes every connection. */
+  readonly close: () => void
+}
+
+/** The connections of one store (close them with `close`). */
+export const make = (options: { readonly busyTimeoutMs: number }): Effect.Effect<Connections> =>
+  Effect.sync(() => {
+    const writable = new Map<string, Db>()
+    const readOnly = new Map<string, Db>()
+    const opening = Effect.unsafeMakeSemaphore(1)
+
+    const openWritable = (path: string) =>
+      Effect.gen(function*() {
+        yield* attempt(path, "open", () => fs.mkdirSync(nodePath.dirname(path), { recursive: true, mode: 0o700 }))
+        const db = yield* attempt(path, "open", () => new Db(path, false, options.busyTimeoutMs))
+        const ok = yield* Effect.gen(function*() {
+          for (let tries = 0;; tries++) {
+            const version = yield* attempt(path, "open", () => Schema.versionOf(db.handle))
+            if (version > Schema.LATEST) return yield* tooNew(path, version)
+            if (tries === 0) yield* attempt(path, "open", () => db.configure())
+            if (version === Schema.LATEST) return db.ready()
+            if (tries >= 50) {
+              return yield* new FileSystemError({
+                path,
+                operation: "migrate",
+                detail: `the schema stayed at version ${version} after migrating`
+              })
+            }
+            // another process may be migrating it now: the migrator then reports it "locked"
+            yield* Schema.migrate(path).pipe(
+              Effect.catchAll((error) => tries < 40 ? Effect.sleep(20) : Effect.fail(toError(path, "migrate", error)))
+            )
+          }
+        }).pipe(Effect.tapError(() => Effect.sync(() => db.close())))
+        writable.set(path, ok)
+        const stale = readOnly.get(path)
+        if (stale !== undefined) {
+          readOnly.delete(path)
+          stale.close()
+        }
+        return ok
+      })
+
+    const openReadOnly = (path: string) =>
+      Effect.gen(function*() {
+        if (!fs.existsSync(path)) return undefined
+        const db = yield* attempt(path, "open", () => new Db(path, true, options.busyTimeoutMs))
+        const version = yield* attempt(path, "open", () => Schema.versionOf(db.handle)).pipe(
+          Effect.tapError(() => Effect.sync(() => db.close()))
+        )
+        if (version !== Schema.LATEST) {
+          db.close()
+          if (version > Schema.LATEST) return yield* tooNew(path, version)
+          if (version === 0) return undefined
+          return yield* new FileSystemError({
+            path,
+            operation: "open",
+            code: "SQLITE_SCHEMA_OLD",
+            detail:
+              `the database's schema version ${version} is older than this branchlog's (${Schema.LATEST}) and a read-only open never migrates: open it once for writing`
+          })
+        }
+        readOnly.set(path, db.ready())
+        return db
+      })
+
+    return {
+      writable: (path) =>
+        Effect.suspend(() => {
+          const db = writable.get(path)
+          return db !== undefined
+            ? Effect.succeed(db)
+            : opening.withPermits(1)(Effect.suspend(() => {
+              const again = writable.get(path)
+              return again !== undefined ? Effect.succeed(again) : openWritable(path)
+            }))
+        }),
+      readable: (path) =>
+        Effect.suspend(() => {
+          const db = writable.get(path) ?? readOnly.get(path)
+          return db !== undefined ? Effect.succeed(db) : opening.withPermits(1)(Effect.suspend(() => {
+            const again = writable.get(path) ?? readOnly.get(path)
+            return again !== undefined ? Effect.succeed(again) : openReadOnly(path)
+          }))
+        }),
+      open: () => [...writable.values()],
+      close: () => {
+        for (const db of [...writable.values(), ...readOnly.values()]) db.close()
+        writable.clear()
+        readOnly.clear()
+      }
+    }
+  })

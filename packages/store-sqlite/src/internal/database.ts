@@ -1,0 +1,434 @@
+/**
+ * One open database: a better-sqlite3 connection with its prepared statements, and the
+ * synchronous operations the store is made of. Every write is ONE `BEGIN IMMEDIATE` transaction
+ * (the write lock is taken before the first read, so a read-then-write never fails with
+ * `SQLITE_BUSY_SNAPSHOT`), run inside one synchronous call: no transaction stays open across an
+ * asynchronous boundary, so fibers of one process never wait on each other's transactions.
+ * The `rows` table keeps each row's text as stored (opaque, corrupt and blank rows, CRLF, a BOM),
+ * the `sessions` table its summary, kept current by each write.
+ */
+// the package ships no types: its declaration here, reachable from other packages' type checks too
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./better-sqlite3.d.ts" />
+import { Line } from "@branchlog/session-core"
+import Database from "better-sqlite3"
+import * as Summary from "./summary.js"
+
+/** A row of the `sessions` table. */
+export interface SessionRow extends Summary.Summary {
+  /** The session's number: its rows' keys are `sid << 32 | seq`. */
+  readonly sid: number
+  readonly id: string
+  readonly generation: number
+  /** The number of rows (the last row's sequence number). */
+  readonly seq: number
+  /** The rows whose message text is in the FTS index (by sequence: the first `indexed`). */
+  readonly indexed: number
+  /** `1` when the last row ended without a newline (a torn line copied as it was). */
+  readonly torn: number
+  readonly modified_ms: number
+  readonly touched: number
+}
+
+/** A session's rows as one read saw them. */
+export interface Snapshot {
+  readonly session: SessionRow
+  readonly texts: Array<string>
+}
+
+/** What a listing reads of a session, in the order of the listing query's columns. */
+export type Listed = readonly [
+  id: string,
+  header_id: string | null,
+  cwd: string | null,
+  name: string | null,
+  parent_session: string | null,
+  created_ms: number | null,
+  modified_ms: number,
+  last_activity_ms: number | null,
+  message_count: number,
+  first_message: string | null,
+  all_text: string,
+  listed_ms: number,
+  touched: number
+]
+
+/** The outcome of a write of rows. */
+export type WriteResult =
+  | { readonly _tag: "Written"; readonly generation: number; readonly from: number; readonly seq: number }
+  | { readonly _tag: "Stale"; readonly change: "Appended" | "Replaced" | "Missing" }
+  | { readonly _tag: "Conflict"; readonly rows: number }
+
+/** Who holds a session, as the `holds` table says. */
+export interface Holder {
+  readonly token: string
+  readonly pid: number
+  readonly host: string
+  readonly acquired_ms: number
+}
+
+/** One search hit, as the index has it. */
+export interface SearchRow {
+  readonly session: string
+  readonly entry_id: string
+  readonly role: string
+  readonly timestamp: string | null
+  readonly snippet: string
+  readonly score: number
+}
+
+const SUMMARY_COLUMNS = [
+  "is_session",
+  "header_id",
+  "cwd",
+  "name",
+  "parent_session",
+  "created",
+  "created_ms",
+  "message_count",
+  "first_message",
+  "last_activity_ms",
+  "all_text",
+  "leaf",
+  "tail_id"
+] as const
+
+/** An open database and its statements. */
+export class Db {
+  readonly handle: Database.Database
+  private st!: ReturnType<typeof prepare>
+
+  constructor(readonly path: string, readonly readOnly: boolean, busyTimeoutMs: number) {
+    this.handle = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: busyTimeoutMs })
+  }
+
+  /** WAL and `synchronous=NORMAL` (a writable connection, once its schema version was checked). */
+  configure(): this {
+    this.handle.pragma("journal_mode = WAL")
+    this.handle.pragma("synchronous = NORMAL")
+    return this
+  }
+
+  /** Prepares the statements (once the schema exists). */
+  ready(): this {
+    this.st = prepare(this.handle)
+    return this
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    if (this.handle.open) this.handle.close()
+  }
+
+  /** The session's row, if any. */
+  session(id: string): SessionRow | undefined {
+    return this.st.session.get(id) as SessionRow | undefined
+  }
+
+  /** The texts of the rows of session `id` after sequence `after`, in order. */
+  textsAfter(id: string, after: number): Array<string> {
+    const session = this.session(id)
+    return session === undefined ? [] : this.rowsAfter(session.sid, after)
+  }
+
+  /** The texts of the rows of session number `sid` after sequence `after`, in order. */
+  rowsAfter(sid: number, after: number): Array<string> {
+    return this.st.textsAfter.all(sid, after, sid) as Array<string>
+  }
+
+  /** The session and all its rows in one read transaction (no write lock). */
+  snapshot(id: string): Snapshot | undefined {
+    return this.handle.transaction(() => {
+      const session = this.session(id)
+      return session === undefined ? undefined : { session, texts: this.rowsAfter(session.sid, 0) }
+    })()
+  }
+
+  /**
+   * Appends rows in one IMMEDIATE transaction: `expect` (generation and row count) must match the
+   * stored session (`create`: the session must have no rows). `torn`: the last row has no newline.
+   */
+  write(
+    id: string,
+    texts: ReadonlyArray<string>,
+    options: {
+      readonly expect?: { readonly generation: number; readonly seq: number } | undefined
+      readonly create?: boolean | undefined
+      readonly torn?: boolean | undefined
+      readonly nowMs: number
+      readonly fsync?: boolean | undefined
+      /** Index the rows' message text in the same transaction (default `true`; `false`: left to {@link catchUp}). */
+      readonly index?: boolean | undefined
+    }
+  ): WriteResult {
+    return this.durably(options.fsync, () =>
+      this.handle.transaction((): WriteResult => {
+        const current = this.session(id)
+        if (options.create === true) {
+          if (current !== undefined && current.seq > 0) return { _tag: "Conflict", rows: current.seq }
+        } else if (options.expect !== undefined) {
+          if (current === undefined) return { _tag: "Stale", change: "Missing" }
+          if (current.generation !== options.expect.generation || current.seq < options.expect.seq) {
+            return { _tag: "Stale", change: "Replaced" }
+          }
+          if (current.seq !== options.expect.seq) return { _tag: "Stale", change: "Appended" }
+        }
+        const summary: Summary.Summary = current === undefined || current.seq === 0 ? Summary.empty() : { ...current }
+        const generation = current?.generation ?? 1
+        const from = current?.seq ?? 0
+        const sid = current?.sid ?? this.newSession(id, options.nowMs)
+        const indexed = current?.indexed ?? 0
+        const inline = options.index !== false && indexed === from
+        const seq = this.insertRows(sid, id, from, texts, summary, inline)
+        this.saveSession(sid, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
+        if (inline) this.st.setIndexed.run(seq, sid)
+        return { _tag: "Written", generation, from, seq }
+      }).immediate())
+  }
+
+  /**
+   * Replaces every row in one IMMEDIATE transaction and bumps the generation; the old rows are kept
+   * in `backups` under a name (returned) when `backup` is given and there were rows.
+   */
+  replace(
+    id: string,
+    texts: ReadonlyArray<string>,
+    options: {
+      readonly backup?: { readonly label: string; readonly name: (generation: number) => string } | undefined
+      readonly nowMs: number
+      readonly torn?: boolean | undefined
+    }
+  ): { readonly generation: number; readonly backup: string | undefined } {
+    return this.handle.transaction(() => {
+      const current = this.session(id)
+      let backup: string | undefined
+      if (current !== undefined && current.seq > 0 && options.backup !== undefined) {
+        backup = options.backup.name(current.generation)
+        const old = this.rowsAfter(current.sid, 0)
+        this.st.insertBackup.run(
+          backup,
+          id,
+          options.backup.label,
+          current.generation,
+          options.nowMs,
+          current.torn,
+          JSON.stringify(old)
+        )
+      }
+      if (current !== undefined) this.deleteRows(current.sid)
+      const generation = (current?.generation ?? 0) + 1
+      const summary = Summary.empty()
+      const sid = current?.sid ?? this.newSession(id, options.nowMs)
+      const seq = this.insertRows(sid, id, 0, texts, summary, true)
+      this.saveSession(sid, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
+      this.st.setIndexed.run(seq, sid)
+      return { generation, backup }
+    }).immediate()
+  }
+
+  /** Removes a session's rows and its summary (backups stay); `false` when there was none. */
+  remove(id: string): boolean {
+    return this.handle.transaction(() => {
+      const current = this.session(id)
+      if (current === undefined) return false
+      this.deleteRows(current.sid)
+      this.st.deleteSession.run(current.sid)
+      return true
+    }).immediate()
+  }
+
+  /** Every session whose first row is a header, newest first (by last activity, else creation, else write). */
+  list(): Array<Listed> {
+    // arrays, not objects (half the cost for 10,000 sessions), sorted here: SQLite's sorter would
+    // copy every selected column of every session first
+    const raw = this.st.list.raw(true).all() as Array<Listed>
+    return raw.sort((a, b) => b[11] - a[11] || b[12] - a[12])
+  }
+
+  /** The session written last (whose first row is a header). */
+  mostRecent(): string | undefined {
+    return this.st.mostRecent.pluck().get() as string | undefined
+  }
+
+  /** The backups of a session, oldest first: their rows and torn flags. */
+  backups(id: string): Array<{ readonly name: string; readonly rows: Array<string>; readonly torn: boolean }> {
+    return (this.st.backups.all(id) as Array<{ name: string; rows: string; torn: number }>).map((b) => ({
+      name: b.name,
+      rows: JSON.parse(b.rows) as Array<string>,
+      torn: b.torn === 1
+    }))
+  }
+
+  /** Full-text search (FTS5 syntax), best first. */
+  search(query: string, limit: number): Array<SearchRow> {
+    return this.st.search.all(query, limit) as Array<SearchRow>
+  }
+
+  /**
+   * Takes the hold of a session for `token` when it is free or `isStale(holder)`; else returns
+   * the holder. One IMMEDIATE transaction.
+   */
+  acquire(
+    id: string,
+    me: Holder,
+    isStale: (holder: Holder) => boolean
+  ): Holder | undefined {
+    return this.handle.transaction(() => {
+      const holder = this.st.holder.get(id) as Holder | undefined
+      if (holder !== undefined && holder.token !== me.token && !isStale(holder)) return holder
+      this.st.hold.run(id, me.token, me.pid, me.host, me.acquired_ms)
+      return undefined
+    }).immediate()
+  }
+
+  /** Gives the hold back (only if `token` still has it), indexing the rows written meanwhile, in one transaction. */
+  release(id: string, token: string): void {
+    this.handle.transaction(() => {
+      const session = this.session(id)
+      if (session !== undefined && session.indexed < session.seq) this.index(session)
+      this.st.release.run(id, token)
+    }).immediate()
+  }
+
+  /** Gives the hold back without indexing (when {@link release} failed). */
+  releaseOnly(id: string, token: string): void {
+    this.st.release.run(id, token)
+  }
+
+  /** Indexes the message text of every row not indexed yet (what a search does first); the sessions caught up. */
+  catchUp(): number {
+    return this.handle.transaction(() => {
+      const behind = this.st.unindexed.all() as Array<SessionRow>
+      for (const session of behind) this.index(session)
+      return behind.length
+    }).immediate()
+  }
+
+  private index(session: SessionRow): void {
+    const texts = this.rowsAfter(session.sid, session.indexed)
+    let seq = session.indexed
+    for (const text of texts) {
+      seq += 1
+      const line = Line.parse(text, seq, seq - 1)
+      const found = Summary.searchable(line)
+      if (found !== undefined) {
+        const [rowId, , , timestamp] = Summary.columnsOf(line)
+        this.st.insertFts.run(session.sid, seq, found.text, session.id, rowId, found.role, timestamp)
+      }
+    }
+    this.st.setIndexed.run(seq, session.sid)
+  }
+
+  /** Who holds a session now. */
+  holder(id: string): Holder | undefined {
+    return this.st.holder.get(id) as Holder | undefined
+  }
+
+  private durably<A>(fsync: boolean | undefined, f: () => A): A {
+    if (fsync !== true) return f()
+    this.handle.pragma("synchronous = FULL")
+    try {
+      return f()
+    } finally {
+      this.handle.pragma("synchronous = NORMAL")
+    }
+  }
+
+  private newSession(id: string, nowMs: number): number {
+    return Number(this.st.newSession.run(id, nowMs).lastInsertRowid)
+  }
+
+  private insertRows(
+    sid: number,
+    id: string,
+    from: number,
+    texts: ReadonlyArray<string>,
+    summary: Summary.Summary,
+    index: boolean
+  ): number {
+    let seq = from
+    for (const text of texts) {
+      seq += 1
+      const line = Line.parse(text, seq, seq - 1)
+      const [rowId, parentId, type, timestamp] = Summary.columnsOf(line)
+      this.st.insertRow.run(sid, seq, sid, seq, rowId, parentId, type, timestamp, text)
+      if (index) {
+        const found = Summary.searchable(line)
+        if (found !== undefined) this.st.insertFts.run(sid, seq, found.text, id, rowId, found.role, timestamp)
+      }
+      Summary.push(summary, line)
+    }
+    return seq
+  }
+
+  private deleteRows(sid: number): void {
+    this.st.deleteFts.run(sid, sid)
+    this.st.deleteRows.run(sid, sid)
+  }
+
+  private saveSession(
+    sid: number,
+    generation: number,
+    seq: number,
+    torn: boolean,
+    summary: Summary.Summary,
+    nowMs: number
+  ): void {
+    const values: Array<unknown> = [generation, seq, torn ? 1 : 0, nowMs]
+    for (const column of SUMMARY_COLUMNS) values.push(summary[column])
+    values.push(summary.last_activity_ms ?? summary.created_ms ?? nowMs, sid)
+    this.st.saveSession.run(...values)
+  }
+}
+
+/** A row's key: the session's number in the high 32 bits, its sequence number in the low ones. */
+const KEY = (sid: string, seq: string) => `((${sid} << 32) + ${seq})`
+
+const prepare = (db: Database.Database) => ({
+  session: db.prepare("SELECT * FROM sessions WHERE id = ?"),
+  textsAfter: db.prepare(
+    `SELECT text FROM rows WHERE rowid > ${KEY("?", "?")} AND rowid <= ${KEY("?", "4294967295")} ORDER BY rowid`
+  ).pluck(),
+  insertRow: db.prepare(
+    `INSERT INTO rows (rowid, session, seq, id, parent_id, type, timestamp, text)
+     VALUES (${KEY("?", "?")}, ?, ?, ?, ?, ?, ?, ?)`
+  ),
+  insertFts: db.prepare(
+    `INSERT INTO messages_fts (rowid, text, session, entry_id, role, timestamp) VALUES (${
+      KEY("?", "?")
+    }, ?, ?, ?, ?, ?)`
+  ),
+  deleteFts: db.prepare(`DELETE FROM messages_fts WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
+  deleteRows: db.prepare(`DELETE FROM rows WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
+  deleteSession: db.prepare("DELETE FROM sessions WHERE sid = ?"),
+  setIndexed: db.prepare("UPDATE sessions SET indexed = ? WHERE sid = ?"),
+  unindexed: db.prepare("SELECT * FROM sessions WHERE indexed < seq"),
+  newSession: db.prepare(
+    "INSERT INTO sessions (id, generation, seq, modified_ms, touched) VALUES (?, 1, 0, ?, 0)"
+  ),
+  saveSession: db.prepare(
+    `UPDATE sessions SET generation = ?, seq = ?, torn = ?, modified_ms = ?, ${
+      SUMMARY_COLUMNS.map((c) => `${c} = ?`).join(", ")
+    }, listed_ms = ?, touched = coalesce((SELECT max(touched) FROM sessions), 0) + 1 WHERE sid = ?`
+  ),
+  insertBackup: db.prepare(
+    "INSERT INTO backups (name, session, label, generation, created_ms, torn, rows) VALUES (?, ?, ?, ?, ?, ?, ?)"
+  ),
+  backups: db.prepare("SELECT name, rows, torn FROM backups WHERE session = ? ORDER BY rowid"),
+  list: db.prepare(
+    `SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,
+       first_message, all_text, listed_ms, touched
+     FROM sessions WHERE is_session = 1`
+  ),
+  mostRecent: db.prepare("SELECT id FROM sessions WHERE is_session = 1 ORDER BY touched DESC LIMIT 1"),
+  search: db.prepare(
+    `SELECT session, entry_id, role, timestamp, snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet,
+       -bm25(messages_fts) AS score
+     FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?`
+  ),
+  holder: db.prepare("SELECT token, pid, host, acquired_ms FROM holds WHERE session = ?"),
+  hold: db.prepare(
+    "INSERT OR REPLACE INTO holds (session, token, pid, host, acquired_ms) VALUES (?, ?, ?, ?, ?)"
+  ),
+  release: db.prepare("DELETE FROM holds WHERE session = ? AND token = ?")
+})

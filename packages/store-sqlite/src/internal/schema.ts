@@ -1,0 +1,105 @@
+/**
+ * The schema, as `@effect/sql` migrations (`Migrator.fromRecord`), and what opening a database
+ * does with it: a database whose latest migration is newer than this code's is refused before
+ * anything is written; an older or empty one is migrated through an `SqliteClient` of its own
+ * (closed right after), with retries while another process migrates it at the same time.
+ */
+// the package ships no types: its declaration here, reachable from other packages' type checks too
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./better-sqlite3.d.ts" />
+
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type Database from "better-sqlite3"
+import * as Effect from "effect/Effect"
+
+/** The table the migrator records its migrations in. */
+export const MIGRATIONS_TABLE = "effect_sql_migrations"
+
+const statements = (...texts: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.forEach(texts, (text) => sql.unsafe(text), { discard: true }))
+
+/** Every migration, by `<id>_<name>`. */
+export const migrations = {
+  "1_initial": statements(
+    `CREATE TABLE sessions (
+      sid INTEGER PRIMARY KEY,
+      id TEXT NOT NULL UNIQUE,
+      generation INTEGER NOT NULL DEFAULT 1,
+      seq INTEGER NOT NULL DEFAULT 0,
+      indexed INTEGER NOT NULL DEFAULT 0,
+      torn INTEGER NOT NULL DEFAULT 0,
+      modified_ms INTEGER NOT NULL,
+      touched INTEGER NOT NULL,
+      is_session INTEGER,
+      header_id TEXT,
+      cwd TEXT,
+      name TEXT,
+      parent_session TEXT,
+      created TEXT,
+      created_ms INTEGER,
+      message_count INTEGER NOT NULL DEFAULT 0,
+      first_message TEXT,
+      last_activity_ms INTEGER,
+      all_text TEXT NOT NULL DEFAULT '',
+      leaf TEXT,
+      tail_id TEXT,
+      listed_ms INTEGER
+    )`,
+    `CREATE INDEX sessions_touched ON sessions (touched)`,
+    `CREATE INDEX sessions_unindexed ON sessions (sid) WHERE indexed < seq`,
+    // a row's key is its session's number (high 32 bits) and its sequence number (low 32 bits):
+    // one b-tree holds the rows of a session together and in order, and the FTS rows share the key
+    `CREATE TABLE rows (
+      rowid INTEGER PRIMARY KEY,
+      session INTEGER NOT NULL,
+      seq INTEGER NOT NULL,
+      id TEXT,
+      parent_id TEXT,
+      type TEXT,
+      timestamp TEXT,
+      text TEXT NOT NULL
+    )`,
+    `CREATE TABLE backups (
+      rowid INTEGER PRIMARY KEY,
+      name TEXT NOT NULL UNIQUE,
+      session TEXT NOT NULL,
+      label TEXT NOT NULL,
+      generation INTEGER NOT NULL,
+      created_ms INTEGER NOT NULL,
+      torn INTEGER NOT NULL DEFAULT 0,
+      rows TEXT NOT NULL
+    )`,
+    `CREATE INDEX backups_session ON backups (session)`,
+    `CREATE TABLE holds (
+      session TEXT PRIMARY KEY NOT NULL,
+      token TEXT NOT NULL,
+      pid INTEGER NOT NULL,
+      host TEXT NOT NULL,
+      acquired_ms INTEGER NOT NULL
+    )`,
+    `CREATE VIRTUAL TABLE messages_fts USING fts5(
+      text, session UNINDEXED, entry_id UNINDEXED, role UNINDEXED, timestamp UNINDEXED,
+      tokenize = 'unicode61 remove_diacritics 2'
+    )`
+  )
+} as const
+
+/** The schema version this code writes (the latest migration's id). */
+export const LATEST = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
+
+/** The latest migration recorded in a database (`0`: none; no schema yet). */
+export const versionOf = (db: Database.Database): number => {
+  const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MIGRATIONS_TABLE)
+  if (table === undefined) return 0
+  const row = db.prepare(`SELECT max(migration_id) AS v FROM ${MIGRATIONS_TABLE}`).get() as { v: number | null }
+  return row.v ?? 0
+}
+
+/** Runs the migrations on the database at `filename` through its own `SqliteClient` (closed after). */
+export const migrate = (filename: string) =>
+  Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: MIGRATIONS_TABLE }).pipe(
+    Effect.provide(SqliteClient.layer({ filename })),
+    Effect.scoped
+  )

@@ -1,0 +1,12 @@
+/**
+ * The store conformance suite against the SQLite store (`sqlite`): databases in a temporary
+ * folder. `pnpm conformance` counts this file's results.
+ */
+import { Conformance } from "@branchlog/session-store/testing"
+import * as Effect from "effect/Effect"
+import { afterAll } from "vitest"
+import { sqlite } from "./support/backend.js"
+
+const backend = sqlite()
+Conformance.suite(backend)
+afterAll(() => Effect.runPromise(backend.close))
