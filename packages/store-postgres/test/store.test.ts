@@ -147,6 +147,18 @@ describe("rows and writes", () => {
     expect(seqs.map((r) => r.seq)).toEqual([1, 2])
   })
 
+  it("a second create of a session that has rows is a conflict, even with the same rows", async () => {
+    const url = await database()
+    const ref = refIn(url, "twice")
+    const second = await withStore((store) =>
+      Effect.zipRight(
+        createSession(store, ref, [header("twice")]),
+        Effect.either(createSession(store, ref, [header("twice")]))
+      )
+    )
+    expect(second._tag === "Left" && second.left._tag).toBe("SessionFileConflictError")
+  })
+
   it("a torn last row copied in is reported as torn until the next write", async () => {
     const url = await database()
     const ref = refIn(url, "torn")

@@ -85,16 +85,20 @@ export const make = (ctx: Context, ref: SessionRef.PostgresRef, key: string, lea
     },
     changes: (cursor) =>
       lease.use((run) => changesOn(ctx, run, ref, cursor)).pipe(Effect.catchAll(fail(key, "changes"))),
-    create: (texts, options) =>
-      lease.use((run) =>
+    create: (texts, options) => {
+      let attempts = 0
+      return lease.use((run) =>
         transaction(
           run,
           Effect.gen(function*() {
+            attempts += 1
             const head = (yield* Rows.lockHead(run, ref.id, true))!
             if (head.lastSeq > 0) {
-              // a retry after a lost acknowledgement finds its own rows
+              // a retry of this create after a lost acknowledgement finds its own rows (a second
+              // create of the same rows is a conflict like any other)
               if (
-                head.lastSeq === texts.length && same(yield* Rows.rowsBetween(run, ref.id, 0, texts.length), texts)
+                attempts > 1 && head.lastSeq === texts.length &&
+                same(yield* Rows.rowsBetween(run, ref.id, 0, texts.length), texts)
               ) {
                 return appendedOf(head.generation, 0, texts.length)
               }
@@ -108,7 +112,8 @@ export const make = (ctx: Context, ref: SessionRef.PostgresRef, key: string, lea
       ).pipe(Effect.catchIf((e) => !(e instanceof SessionFileConflictError), fail(key, "create"))) as Effect.Effect<
         Appended,
         StoreFailure | SessionFileConflictError
-      >,
+      >
+    },
     append: (cursor, texts, options) =>
       lease.use((run) =>
         transaction(
