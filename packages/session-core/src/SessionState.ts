@@ -188,6 +188,52 @@ export const apply = (state: SessionState, line: ParsedLine): SessionState => {
   return s
 }
 
+/** What {@link fromActivePath} sets beside the path: the leaf, the append parent, labels and the name. */
+export interface ActivePathAt {
+  readonly leafId: string | null
+  readonly appendParentId: string | null
+  /** Every resolved label of the whole session, by target id. */
+  readonly labels: Iterable<readonly [string, LabelInfo]>
+  /** The latest `session_info` entry of the whole session (any branch). */
+  readonly latestSessionInfo: SessionInfoEntry | undefined
+}
+
+/**
+ * A partial state holding only one path of a session (root first: its rows in path order, each
+ * the logical child of the one before it, the first a root), with the leaf, the append parent,
+ * the labels and the name of the whole session. What a bounded open (a store's sidecar index)
+ * hands over: every query of the path, of the leaf, of labels and of the name answers as on the
+ * whole state; queries of the rest of the tree do not (a caller loads the whole session for them).
+ */
+export const fromActivePath = (
+  header: HeaderLine | undefined,
+  path: ReadonlyArray<{ readonly entry: Entry; readonly line: number; readonly offset: number }>,
+  at: ActivePathAt
+): SessionState => {
+  const s = internal.emptyState()
+  if (header !== undefined) apply(s, header)
+  let previous: string | null = null
+  for (const { entry, line, offset } of path) {
+    const written = Object.hasOwn(entry, "parentId")
+      ? (entry as { readonly parentId?: string | null }).parentId
+      : undefined
+    if (written !== previous || previous === entry.id) s.logicalParents.set(entry.id, previous)
+    const position = s.entries.length
+    s.entries.push(entry)
+    s.entryLines.push(line)
+    s.entryOffsets.push(offset)
+    if (!s.positions.add(entry.id, position)) s.duplicateIds.add(entry.id)
+    s.parents.push(position - 1)
+    previous = entry.id
+  }
+  for (const [target, info] of at.labels) s.labels.set(target, info)
+  s.latestSessionInfo = at.latestSessionInfo
+  s.leafId = at.leafId
+  s.appendParentId = at.appendParentId
+  s.revision += 1
+  return s
+}
+
 /** Folds every line, in order, into a new state. */
 export const fromRecords = (lines: Iterable<ParsedLine>): SessionState => {
   const state = empty()

@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as nodePath from "node:path"
 import { FileSnapshot } from "./FileSnapshot.js"
+import { loadActive } from "./internal/jsonl/active.js"
 import * as Cache from "./internal/jsonl/cache.js"
 import { fromCursor } from "./internal/jsonl/cursor.js"
 import * as Env from "./internal/jsonl/env.js"
@@ -22,6 +23,7 @@ import { changesOf, exclusive, positionAfter } from "./internal/jsonl/held.js"
 import { load } from "./internal/jsonl/load.js"
 import { search } from "./internal/jsonl/search.js"
 import * as SessionCatalog from "./SessionCatalog.js"
+import * as SessionFiles from "./SessionFiles.js"
 import * as SessionRef from "./SessionRef.js"
 import { TranscriptFile } from "./TranscriptFile.js"
 import { TranscriptLock } from "./TranscriptLock.js"
@@ -82,6 +84,8 @@ export const make = (options: Options = {}): Effect.Effect<
       refFor: (location, header) => SessionRef.file(nodePath.join(files.resolve(location), fileNameOf(header))),
       positionAfter,
       load: (ref, loadOptions) => Effect.flatMap(fileOf(ref), (f) => load(env, files.resolve(f.path), loadOptions)),
+      loadActive: (ref, activeOptions) =>
+        Effect.flatMap(fileOf(ref), (f) => loadActive(env, files.resolve(f.path), activeOptions)),
       changes: (ref, cursor) =>
         Effect.flatMap(fileOf(ref), (f) => {
           const jc = fromCursor(cursor)
@@ -101,6 +105,7 @@ export const make = (options: Options = {}): Effect.Effect<
               const exists = yield* env.snapshots.capture(f.path)
               if (Option.isNone(exists)) return yield* new SessionNotFoundError({ ref: SessionRef.format(f) })
               yield* files.remove(f.path)
+              yield* files.remove(SessionFiles.indexName(env.keyOf(f.path))).pipe(Effect.ignore)
               env.cache.remove(env.keyOf(f.path))
               env.lastWrite.delete(env.keyOf(f.path))
             })

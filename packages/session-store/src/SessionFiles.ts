@@ -26,7 +26,7 @@ export type SideFileKind =
   | "stale-lock"
   /** `<file>.removed-<time stamp>.txt`: the lines `repair` took out of a file. */
   | "removed-lines"
-  /** `<file>.index`: a session's sidecar index (reserved for the index of issue 16). */
+  /** `<file>.index`: a session's sidecar index (see {@link indexName}). */
   | "index"
   /** `sessions.json` and `sessions.json.bak`: OpenClaw's session index (`SessionIndex`) and its backup. */
   | "session-index"
@@ -105,3 +105,6 @@ export const lockName = (path: string): string => `${path}.lock`
 
 /** `<path>.removed-<time stamp>.txt`: where `repair` keeps the lines it took out. */
 export const removedLinesName = (path: string, millis: number): string => `${path}.removed-${stampOf(millis)}.txt`
+
+/** `<path>.index`: the sidecar index of a transcript (rebuilt from it whenever it cannot be trusted). */
+export const indexName = (path: string): string => `${path}.index`

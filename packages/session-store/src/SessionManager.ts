@@ -30,6 +30,7 @@ import type { Core, Services } from "./internal/manager/core.js"
 import { makeCore } from "./internal/manager/core.js"
 import { newHeader, openInto, replaceHeader, startNew } from "./internal/manager/load.js"
 import * as Persist from "./internal/manager/persist.js"
+import * as Resume from "./internal/manager/resume.js"
 import * as Rewrites from "./internal/manager/rewrites.js"
 import * as OversizedLine from "./OversizedLine.js"
 import * as SessionCatalog from "./SessionCatalog.js"
@@ -118,8 +119,16 @@ export interface SessionManager {
   readonly getSessionName: () => string | undefined
   /** The LLM context at the leaf (or at `leafId`). */
   readonly buildSessionContext: (leafId?: string | null) => Context.SessionContext
-  /** The live state (for session-core queries such as `JsonView`): do not `apply` to it; `clone` to keep it. */
+  /**
+   * The live state (for session-core queries such as `JsonView`): do not `apply` to it; `clone` to
+   * keep it. A bounded session loads the rest first (see `getBoundedState`).
+   */
   readonly getState: () => SessionState.SessionState
+  /**
+   * A bounded session's partial state (`SessionState.fromActivePath`: the header and the active path
+   * since the last compaction, with the whole session's leaf, labels and name); `undefined` once whole.
+   */
+  readonly getBoundedState: () => SessionState.SessionState | undefined
   /** `true` when any message on any branch is an assistant message. */
   readonly hasAssistantMessage: () => boolean
   /** `true` when the header was missing or not first and was recovered on open. */
@@ -128,6 +137,13 @@ export interface SessionManager {
   readonly loadReport: () => LoadReport
   /** Rows applied but not yet written (waiting for the first assistant message). */
   readonly pendingCount: () => number
+  /**
+   * `true` while a `resume`d session holds only its active path (`getBoundedState`); whatever needs
+   * the rest loads it on demand (`getState`, `getTree`, `getEntries`, `getBranch`, …).
+   */
+  readonly isBounded: () => boolean
+  /** Loads the rest of a bounded session now (nothing to do otherwise). */
+  readonly loadFull: () => Effect.Effect<void, StoreFailure>
 
   /** Appends a message; returns its id. */
   readonly appendMessage: (message: AgentMessage.AgentMessage) => Effect.Effect<string, WriteError>
@@ -229,6 +245,11 @@ const servicesOf = Effect.gen(function*() {
 
 const make = (core: Core): SessionManager => {
   const state = () => core.state
+  /** The whole state (a bounded one loads the rest first). */
+  const whole = () => {
+    Resume.ensureFull(core)
+    return core.state
+  }
   return {
     getCwd: () => core.cwd,
     getSessionDir: () => core.sessionDir,
@@ -239,39 +260,56 @@ const make = (core: Core): SessionManager => {
     isReadOnly: () => core.readOnly,
     getLeafId: () => core.state.leafId,
     getLeafEntry: () => Tree.getLeafEntry(state()),
-    getEntry: (id) => Tree.getEntry(state(), id),
-    getChildren: (parentId) => Tree.getChildren(state(), parentId),
+    getEntry: (id) =>
+      Tree.getEntry(state(), id) ?? (core.bounded === undefined ? undefined : Tree.getEntry(whole(), id)),
+    getChildren: (parentId) => Tree.getChildren(whole(), parentId),
     getLabel: (id) => Tree.getLabel(state(), id),
-    getBranch: (fromId) => Tree.getBranch(state(), fromId),
+    getBranch: (fromId) => Tree.getBranch(whole(), fromId),
     getHeader: () => core.state.header ?? null,
-    getEntries: () => core.state.entries,
-    getTree: () => Tree.getTree(state()),
+    getEntries: () => whole().entries,
+    getTree: () => Tree.getTree(whole()),
     getSessionName: () => Tree.getSessionName(state()),
-    buildSessionContext: (leafId) => SessionContext.buildSessionContext(state(), leafId),
-    getState: state,
+    buildSessionContext: (leafId) =>
+      core.bounded === undefined
+        ? SessionContext.buildSessionContext(state(), leafId)
+        : Resume.context(core, leafId),
+    getState: whole,
+    getBoundedState: () => core.bounded === undefined ? undefined : core.state,
     hasAssistantMessage: () => core.hasAssistant,
     wasRecoveredFromCorruptHeader: () => core.recoveredCorruptHeader,
     loadReport: () => core.report,
     pendingCount: () => core.pending.length,
+    isBounded: () => core.bounded !== undefined,
+    loadFull: () => Resume.loadFull(core),
 
     appendMessage: (message) => Appends.appendMessage(core, message),
     appendMessages: (messages) => Appends.appendMessages(core, messages),
     appendThinkingLevelChange: (level) => Appends.appendThinkingLevelChange(core, level),
     appendModelChange: (provider, modelId) => Appends.appendModelChange(core, provider, modelId),
     appendCompaction: (summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) =>
-      Appends.appendCompaction(core, summary, firstKeptEntryId, tokensBefore, details, fromHook, usage),
+      Resume.needing(
+        core,
+        [firstKeptEntryId],
+        () => Appends.appendCompaction(core, summary, firstKeptEntryId, tokensBefore, details, fromHook, usage)
+      ),
     appendUsage: (kind, provider, model, usage, note) => Appends.appendUsage(core, kind, provider, model, usage, note),
-    appendContextEdit: (targetId, replacement) => Appends.appendContextEdit(core, targetId, replacement),
+    appendContextEdit: (targetId, replacement) =>
+      Resume.needing(core, [targetId], () => Appends.appendContextEdit(core, targetId, replacement)),
     appendCustomEntry: (customType, data) => Appends.appendCustomEntry(core, customType, data),
     appendCustomMessageEntry: (customType, content, display, details) =>
       Appends.appendCustomMessageEntry(core, customType, content, display, details),
-    appendLabelChange: (targetId, label) => Appends.appendLabelChange(core, targetId, label),
+    appendLabelChange: (targetId, label) =>
+      Resume.needing(core, [targetId], () => Appends.appendLabelChange(core, targetId, label)),
     appendSessionInfo: (name) => Appends.appendSessionInfo(core, name),
-    branch: (id) => Branching.moveLeaf(core, id, "branch"),
+    branch: (id) => Resume.needing(core, [id], () => Branching.moveLeaf(core, id, "branch")),
     resetLeaf: () => Branching.resetLeaf(core),
     branchWithSummary: (fromId, summary, details, fromHook, usage) =>
-      Branching.branchWithSummary(core, fromId, summary, details, fromHook, usage),
-    createBranchedSession: (leafId) => Branching.createBranchedSession(core, leafId),
+      Resume.needing(
+        core,
+        [fromId],
+        () => Branching.branchWithSummary(core, fromId, summary, details, fromHook, usage)
+      ),
+    createBranchedSession: (leafId) => Resume.whole(core, () => Branching.createBranchedSession(core, leafId)),
     newSession: (options) => Branching.newSession(core, options),
     flush: () => Persist.flush(core),
     refresh: () => Persist.refresh(core),
@@ -279,15 +317,16 @@ const make = (core: Core): SessionManager => {
     setIdentity: (identity) => Effect.sync(() => setIdentity(core, identity)),
     rewrite: (label = "backup") =>
       core.persist && core.ref !== undefined && !core.readOnly
-        ? Rewrites.rewriteFromState(core, label)
+        ? Resume.whole(core, () => Rewrites.rewriteFromState(core, label))
         : Effect.succeed([]),
-    resetTranscript: () => resetTranscript(core)
+    resetTranscript: () => Resume.whole(core, () => resetTranscript(core))
   }
 }
 
 /** Replaces the header (id, cwd) by rebuilding the state from its rows; the leaf is kept. */
 const setIdentity = (core: Core, identity: { readonly sessionId: string; readonly cwd: string }): boolean => {
   core.cwd = identity.cwd
+  Resume.ensureFull(core)
   const header = core.state.header
   if (header === undefined || (header.id === identity.sessionId && header.cwd === identity.cwd)) return false
   replaceHeader(core, { ...header, id: identity.sessionId, cwd: identity.cwd })
@@ -357,6 +396,50 @@ export const open = (
       readOnly: options.readOnly ?? false
     })
     yield* openInto(core, ref, { readOnly: options.readOnly ?? false, useCache: options.cache ?? true })
+    if (cwdOverride === undefined && typeof core.state.header?.cwd === "string") core.cwd = core.state.header.cwd
+    return make(core)
+  })
+
+/** Options of `resume`: those of `open`, and whether the store may write its index. */
+export interface ResumeOptions extends Options {
+  readonly readOnly?: boolean
+  /**
+   * May write the sidecar index (files: `<file>.index`) when it is missing, damaged or behind;
+   * default: unless `readOnly` (a read-only resume uses a valid index and writes nothing).
+   */
+  readonly writeIndex?: boolean
+}
+
+/**
+ * Opens a session bounded (issue 16): through the store's index, only the active path from the
+ * last compaction's kept entry (or from the root) to the leaf is read, so resuming costs that
+ * path, not the session. The leaf, the name, the labels and the context are exactly `open`'s;
+ * appends, labels and names, and branching on that path work at once; what needs the rest
+ * (`getTree`, `getEntries`, `getBranch`, a branch elsewhere, a fork, a rewrite, rows that other
+ * writers appended) loads it on demand. A store without a bounded open (`loadActive`) opens fully.
+ */
+export const resume = (
+  session: string | SessionRef.SessionRef,
+  sessionDir?: string,
+  cwdOverride?: string,
+  options: ResumeOptions = {}
+): Effect.Effect<SessionManager, OpenError, StoreRequirement> =>
+  Effect.gen(function*() {
+    const services = yield* servicesOf
+    const ref = yield* services.store.resolve(yield* SessionRef.from(session))
+    const core = makeCore(services, options, {
+      cwd: cwdOverride ?? process.cwd(),
+      sessionDir: sessionDir === undefined
+        ? services.store.locationOf(ref)
+        : services.store.resolveLocation(sessionDir),
+      ref,
+      persist: true,
+      readOnly: options.readOnly ?? false
+    })
+    yield* Resume.resumeInto(core, ref, {
+      readOnly: options.readOnly ?? false,
+      writeIndex: options.writeIndex ?? options.readOnly !== true
+    })
     if (cwdOverride === undefined && typeof core.state.header?.cwd === "string") core.cwd = core.state.header.cwd
     return make(core)
   })

@@ -29,7 +29,13 @@ import type * as SessionRef from "./SessionRef.js"
 import * as SessionStore from "./SessionStore.js"
 import type { TranscriptFile } from "./TranscriptFile.js"
 import type { TranscriptLock } from "./TranscriptLock.js"
-import type { SearchHit, SearchQuery, StoreFailure, TranscriptStoreShape } from "./TranscriptStore.js"
+import type {
+  ActiveResult,
+  SearchHit,
+  SearchQuery,
+  StoreFailure,
+  TranscriptStoreShape
+} from "./TranscriptStore.js"
 import { SearchUnsupportedError, TranscriptStore } from "./TranscriptStore.js"
 
 /** The members of a store that need no connection: how it names sessions and locations. */
@@ -95,6 +101,11 @@ export const make = (
       refFor: (location, header) => byLocation(location).addressing.refFor(location, header),
       positionAfter: (position, text, ref) => routeOfRef(ref).addressing.positionAfter(position, text, ref),
       load: (ref, options) => Effect.flatMap(byRef(ref), (store) => store.load(ref, options)),
+      loadActive: (ref, options) =>
+        Effect.flatMap(byRef(ref), (store): Effect.Effect<ActiveResult, StoreFailure> =>
+          store.loadActive === undefined
+            ? Effect.map(store.load(ref, options), (loaded) => ({ _tag: "Full", loaded }))
+            : store.loadActive(ref, options)),
       changes: (ref, cursor) => Effect.flatMap(byRef(ref), (store) => store.changes(ref, cursor)),
       exclusive: (ref, use, options) => Effect.flatMap(byRef(ref), (store) => store.exclusive(ref, use, options)),
       list: (query) => Effect.flatMap(byLocation(query.location).store, (store) => store.list(query)),

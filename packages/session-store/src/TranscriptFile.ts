@@ -11,6 +11,7 @@ import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Random from "effect/Random"
 import type * as Stream from "effect/Stream"
 import type { AppendOutcome, DirEntry } from "./internal/backend.js"
 import { FileBackend } from "./internal/backend.js"
@@ -171,6 +172,19 @@ export interface TranscriptFileShape {
   readonly canonical: (path: string) => string
   /** Total bytes this service instance has read from files (lines, readFrom): proves tail-only reads. */
   readonly bytesRead: Effect.Effect<number>
+  /**
+   * The bytes `[offset, offset + length)` of each range, read through one descriptor (fewer where
+   * the file ends first): the bounded open's reads of single rows and of a sidecar index.
+   */
+  readonly readRanges: (
+    path: string,
+    ranges: ReadonlyArray<readonly [offset: number, length: number]>
+  ) => Effect.Effect<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError>
+  /**
+   * Writes a side file (a sidecar index) whole, from its pieces in order: a temporary file beside
+   * it, renamed over it. No fsync and no backup: only for files that can be rebuilt from the transcript.
+   */
+  readonly writeSideFile: (path: string, pieces: ReadonlyArray<Uint8Array>) => Effect.Effect<void, FileSystemError>
 }
 
 /** The TranscriptFile service tag. */
@@ -346,7 +360,40 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
     list: (dir) => backend.listDirectory(backend.resolve(dir)),
     resolve: (path) => backend.resolve(path),
     canonical: (path) => backend.canonical(backend.resolve(path)),
-    bytesRead: Effect.sync(() => total)
+    bytesRead: Effect.sync(() => total),
+    readRanges: (path, ranges) =>
+      Effect.scoped(Effect.gen(function*() {
+        const handle = yield* backend.openRead(backend.resolve(path))
+        const out: Array<Uint8Array> = []
+        for (const [offset, length] of ranges) {
+          const bytes = length <= 0 ? new Uint8Array(0) : yield* handle.read(offset, length)
+          total += bytes.length
+          out.push(bytes)
+        }
+        return out
+      })),
+    writeSideFile: (path, pieces) =>
+      Effect.gen(function*() {
+        const abs = backend.resolve(path)
+        const hex = (yield* Random.nextIntBetween(0, 0x7fffffff)).toString(16).padStart(8, "0")
+        const temp = backend.join(
+          backend.dirname(abs),
+          SessionFiles.temporaryName(backend.basename(abs), backend.pid, backend.nextTemporary(), hex)
+        )
+        const handle = yield* backend.createExclusive(temp)
+        const written = Effect.zipRight(
+          Effect.forEach(pieces, (piece) => handle.write(piece), { discard: true }),
+          backend.rename(temp, abs)
+        ).pipe(
+          Effect.catchTag("FileNotFoundError", (e) =>
+            Effect.fail(new FileSystemError({ path: e.path, operation: "rename", code: "ENOENT", detail: "vanished" })))
+        )
+        yield* Effect.ensuring(written, handle.close).pipe(
+          Effect.tapError(() =>
+            backend.remove(temp).pipe(Effect.ignore)
+          )
+        )
+      })
   } satisfies TranscriptFileShape
 })
 

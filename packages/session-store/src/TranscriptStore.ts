@@ -282,6 +282,47 @@ export interface SearchHit {
   readonly score: number
 }
 
+/** Options of a bounded open. */
+export interface ActiveOptions extends LoadOptions {
+  /**
+   * May write the store's index of the session (files: the sidecar `<file>.index`) when it is
+   * missing, damaged or far behind; default: unless `readOnly` (a read-only open uses a valid index
+   * and writes nothing; `true` lets it write the index, a cache beside the session, never the session).
+   */
+  readonly writeIndex?: boolean
+}
+
+/**
+ * A bounded open: the header and the active path only, from the last compaction's kept entry
+ * (or from the root when the path has no compaction) to the leaf, read by position.
+ */
+export interface ActiveLoaded {
+  readonly _tag: "Active"
+  /**
+   * The header and that path (`SessionState.fromActivePath`: each row the child of the one before),
+   * with the whole session's leaf, append parent, labels (every one, on any branch) and name.
+   */
+  readonly state: SessionState.SessionState
+  /**
+   * The last `thinking_level_change` and the last model row (model change or assistant message)
+   * of the path before its start, in path order: the context's settings (they emit no message).
+   */
+  readonly before: ReadonlyArray<Entry.Entry>
+  /** What the state matches (as a full load's cursor: appends after it are `changes`). */
+  readonly cursor: Cursor
+  readonly end: Position
+  readonly tailId: string | null
+  readonly hasAssistant: boolean
+  readonly report: LoadReport
+  /** `false` only for an id the session certainly does not hold nor name (to mint ids without the rest). */
+  readonly mayHaveId: (id: string) => boolean
+  /** The whole session as it is now (a read-only `load` without the cache), for what needs the rest. */
+  readonly loadRest: Effect.Effect<Loaded, StoreFailure>
+}
+
+/** What `loadActive` gives: a bounded open, or a full load when the store could not bound it. */
+export type ActiveResult = ActiveLoaded | { readonly _tag: "Full"; readonly loaded: Loaded }
+
 /** The service. */
 export interface TranscriptStoreShape {
   /** The backend's name (`jsonl`, `memory`, `sqlite`, …). */
@@ -298,6 +339,18 @@ export interface TranscriptStoreShape {
   readonly positionAfter: (position: Position, text: string, ref?: SessionRef.SessionRef) => Position
   /** Loads a session (a missing or empty one gives `exists: false`). */
   readonly load: (ref: SessionRef.SessionRef, options: LoadOptions) => Effect.Effect<Loaded, StoreFailure>
+  /**
+   * Optional bounded open (`SessionManager.resume`): the active path since the last compaction,
+   * in time and memory bounded by that path, not by the session (files: through a sidecar index;
+   * SQL: by queries). Contract: the state's leaf, append parent, labels, name and the context at
+   * the leaf (`SessionContext.fromPath(state, [...before, ...path])`) are exactly a full load's;
+   * whenever the store cannot be sure of that it answers `Full` with a full load (which a
+   * missing or empty session always is). A store without it is opened with `load`.
+   */
+  readonly loadActive?: (
+    ref: SessionRef.SessionRef,
+    options: ActiveOptions
+  ) => Effect.Effect<ActiveResult, StoreFailure>
   /** What changed since `cursor`, without holding the session. */
   readonly changes: (ref: SessionRef.SessionRef, cursor: Cursor) => Effect.Effect<Changes, StoreFailure>
   /** Runs `use` holding the session exclusively (re-entrant on one fiber). */

@@ -158,6 +158,9 @@ export const run: CliCommand = Command.make(
       ),
       Options.optional
     ),
+    full: Options.boolean("full").pipe(
+      Options.withDescription("read the whole session first (default: only the active path, through the sidecar index)")
+    ),
     model: Options.choice("model", ["scripted", "openai-compatible"]).pipe(
       Options.withDefault("scripted" as const),
       Options.withDescription("scripted (default, no network) or an OpenAI-compatible endpoint")
@@ -184,13 +187,15 @@ export const run: CliCommand = Command.make(
       Options.withDescription("the most waiting across the retries of one call, in ms")
     )
   },
-  ({ apiKey, apiUrl, maxRetries, model, modelId, prompt, retryBudget, retryDelay, session }) =>
+  ({ apiKey, apiUrl, full, maxRetries, model, modelId, prompt, retryBudget, retryDelay, session }) =>
     Effect.gen(function*() {
       const { AgentSession, BuiltinTools, ModelRegistry, OpenAiCompatible, ScriptedModel, ToolRegistry, Workspace } =
         yield* agentRuntime
       const cwd = process.cwd()
       const sm = Option.isSome(session)
-        ? yield* SessionManager.open(session.value, undefined, cwd)
+        ? full
+          ? yield* SessionManager.open(session.value, undefined, cwd)
+          : yield* SessionManager.resume(session.value, undefined, cwd)
         : yield* SessionManager.create(cwd, yield* SessionCatalog.defaultSessionDir(cwd))
       const remote = model === "openai-compatible"
       if (remote && Option.isNone(apiUrl)) {

@@ -1,5 +1,5 @@
 /** The read commands: `info`, `tree`, `context`, `show`. They never modify a file. */
-import { JsonView, LlmMessages, SessionContext } from "@branchlog/session-core"
+import { JsonView, LlmMessages, Tree } from "@branchlog/session-core"
 import type { SessionManager } from "@branchlog/session-store"
 import { SessionCatalog } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
@@ -11,7 +11,7 @@ import { dirname, resolve } from "node:path"
 import { UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
-import { openReadOnly } from "../internal/session.js"
+import { openReadOnly, resumeReadOnly } from "../internal/session.js"
 import { contentText, messageLine } from "../internal/summary.js"
 import * as TreeText from "../internal/treeText.js"
 
@@ -19,6 +19,9 @@ const file = Args.text({ name: "FILE" }).pipe(
   Args.withDescription("a session file (.jsonl) or reference (sqlite:PATH#ID, postgres://…#ID)")
 )
 const json = Options.boolean("json").pipe(Options.withDescription("print JSON (the shapes are stable, for scripts)"))
+const full = Options.boolean("full").pipe(
+  Options.withDescription("read the whole session (default: only the active path, through the sidecar index)")
+)
 const leaf = Options.text("leaf").pipe(
   Options.withDescription("the entry to read at (default: the session's current leaf)"),
   Options.optional
@@ -26,7 +29,7 @@ const leaf = Options.text("leaf").pipe(
 
 /** A note on stderr when opening found damage (the file is not changed). */
 const reportDamage = (path: string, session: SessionManager.SessionManager) => {
-  const corrupt = session.getState().corrupt.length
+  const corrupt = session.isBounded() ? session.loadReport().corrupt.length : session.getState().corrupt.length
   return corrupt === 0
     ? Effect.void
     : Output.note(`${path}: ${corrupt} unreadable line(s) skipped; run \`branchlog fsck ${path}\` for details`)
@@ -113,13 +116,13 @@ const childLines = (file: string) =>
 /** `branchlog context FILE [--leaf ID] [--json] [--llm]`. */
 export const context: CliCommand = Command.make(
   "context",
-  { file, json, leaf, llm: Options.boolean("llm").pipe(Options.withDescription("as converted for the model")) },
-  ({ file, json, leaf, llm }) =>
+  { file, json, leaf, full, llm: Options.boolean("llm").pipe(Options.withDescription("as converted for the model")) },
+  ({ file, full, json, leaf, llm }) =>
     Effect.gen(function*() {
-      const session = yield* openReadOnly(file)
+      const session = yield* resumeReadOnly(file, full)
       yield* reportDamage(file, session)
       const at = yield* leafOf(file, session, leaf)
-      const built = SessionContext.buildSessionContext(session.getState(), at)
+      const built = session.buildSessionContext(at)
       const answer = llm ? { ...built, messages: LlmMessages.convertToLlm(built.messages) } : built
       if (json) return yield* Output.json(answer)
       yield* Output.lines([
@@ -131,37 +134,53 @@ export const context: CliCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Print the LLM context at the leaf: as built (--json), or as converted for the model (--llm)."
+    "Print the LLM context at the leaf: as built (--json), or as converted for the model (--llm); reads only the active path through the sidecar index (--full: the whole file)."
   )
 )
 
 /** `branchlog show FILE [--leaf ID]`: the conversation on the current branch, readable. */
-export const show: CliCommand = Command.make("show", { file, leaf }, ({ file, leaf }) =>
-  Effect.gen(function*() {
-    const session = yield* openReadOnly(file)
-    yield* reportDamage(file, session)
-    const at = yield* leafOf(file, session, leaf)
-    const style = Output.stdoutStyle()
-    const out: Array<string> = []
-    for (const entry of session.getBranch(at)) {
-      const when = style.dim(`${entry.timestamp} ${entry.id}`)
-      if (entry.type === "message") {
-        const m = entry.message as Record<string, unknown>
-        out.push(`${style.bold(String(m.role))} ${when}`)
-        const text = m.role === "bashExecution"
-          ? `$ ${String(m.command)}\n${String(m.output)}`
-          : contentText(m.content, { thinking: true })
-        if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
-      } else {
-        out.push(`${style.cyan(entry.type)} ${when}`)
-        const text = entry.type === "compaction" || entry.type === "branch_summary"
-          ? entry.summary
-          : entry.type === "custom_message"
-          ? contentText(entry.content)
-          : ""
-        if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
+export const show: CliCommand = Command.make(
+  "show",
+  { file, leaf, full },
+  ({ file, full, leaf }) =>
+    Effect.gen(function*() {
+      const session = yield* resumeReadOnly(file, full)
+      yield* reportDamage(file, session)
+      const at = yield* leafOf(file, session, leaf)
+      const style = Output.stdoutStyle()
+      const out: Array<string> = []
+      // bounded: the branch from the last compaction's kept entry (what the context holds)
+      const bounded = session.getBoundedState()
+      const branch = bounded !== undefined && (at === null || bounded.byId.has(at))
+        ? Tree.getBranch(bounded, at)
+        : session.getBranch(at)
+      const first = branch[0] as { readonly parentId?: string | null } | undefined
+      if (bounded !== undefined && first !== undefined && typeof first.parentId === "string") {
+        out.push(
+          style.dim("(earlier entries of this branch are summarised by the compaction below; --full shows them)"),
+          ""
+        )
       }
-      out.push("")
-    }
-    yield* Output.lines(out)
-  })).pipe(Command.withDescription("Print the conversation on the current branch (or up to --leaf), readable."))
+      for (const entry of branch) {
+        const when = style.dim(`${entry.timestamp} ${entry.id}`)
+        if (entry.type === "message") {
+          const m = entry.message as Record<string, unknown>
+          out.push(`${style.bold(String(m.role))} ${when}`)
+          const text = m.role === "bashExecution"
+            ? `$ ${String(m.command)}\n${String(m.output)}`
+            : contentText(m.content, { thinking: true })
+          if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
+        } else {
+          out.push(`${style.cyan(entry.type)} ${when}`)
+          const text = entry.type === "compaction" || entry.type === "branch_summary"
+            ? entry.summary
+            : entry.type === "custom_message"
+            ? contentText(entry.content)
+            : ""
+          if (text !== "") out.push(...text.split("\n").map((line) => `  ${line}`))
+        }
+        out.push("")
+      }
+      yield* Output.lines(out)
+    })
+).pipe(Command.withDescription("Print the conversation on the current branch (or up to --leaf), readable."))

@@ -145,10 +145,17 @@ const lineReader = (stdin: Context.Tag.Service<typeof Stdin>) => {
  * Streams: the lines that have arrived are appended (one hold of the lock per batch of whatever was
  * buffered) before more input is awaited, so a writer killed half-way keeps what it had appended.
  */
-export const append: CliCommand = Command.make("append", { file }, ({ file }) =>
+export const append: CliCommand = Command.make("append", {
+  file,
+  full: Options.boolean("full").pipe(
+    Options.withDescription("read the whole session first (default: only the active path, through the sidecar index)")
+  )
+}, ({ file, full }) =>
   Effect.gen(function*() {
     const input = lineReader(yield* Stdin)
-    const session = yield* SessionManager.open(file, undefined, undefined, { eagerFlush: true, cache: false })
+    const session = full
+      ? yield* SessionManager.open(file, undefined, undefined, { eagerFlush: true, cache: false })
+      : yield* SessionManager.resume(file, undefined, undefined, { eagerFlush: true })
     let appended = 0
     const write = (batch: ReadonlyArray<{ readonly line: number; readonly message: AgentMessage.AgentMessage }>) =>
       batch.length === 0 ? Effect.void : session.appendMessages(batch.map((item) => item.message)).pipe(

@@ -34,6 +34,18 @@ export const openReadOnly = (path: string) =>
     Effect.zipRight(SessionManager.open(path, undefined, undefined, { readOnly: true, cache: false }))
   )
 
+/**
+ * Opens an existing session bounded (`SessionManager.resume`: through the sidecar index, only the
+ * active path since the last compaction is read), or whole with `full`. Read-only: a valid index
+ * is used, none is written (read commands write nothing beside a file).
+ */
+export const resumeReadOnly = (path: string, full: boolean) =>
+  full
+    ? openReadOnly(path)
+    : requireFile(path).pipe(
+      Effect.zipRight(SessionManager.resume(path, undefined, undefined, { readOnly: true }))
+    )
+
 /** Opens an existing session (a file or a reference) for writing (appends, branches, labels). */
 export const openWritable = (path: string) =>
   requireFile(path).pipe(Effect.zipRight(SessionManager.open(path, undefined, undefined, { cache: false })))

@@ -28,7 +28,8 @@ export const nothing = (bytesRead = 0): Loaded => ({
   report: { ...emptyReport, bytesRead }
 })
 
-const isEmpty = (scan: Scan): boolean => !scan.exists || (scan.lineCount === 0 && scan.endOffset === 0)
+/** `true` for a scan of a missing or empty file. */
+export const isEmpty = (scan: Scan): boolean => !scan.exists || (scan.lineCount === 0 && scan.endOffset === 0)
 
 const cursorOf = (scan: Scan) =>
   toCursor(new JsonlCursor(scan.snapshot, { line: scan.lineCount, offset: scan.endOffset }, false))
@@ -43,7 +44,7 @@ const reportOf = (scan: Scan, extra: Partial<LoadReport>): LoadReport => ({
 })
 
 /** A direct scan (current version, header first) as a load. */
-const direct = (scan: Scan, extra: Partial<LoadReport> = {}): Loaded => ({
+export const direct = (scan: Scan, extra: Partial<LoadReport> = {}): Loaded => ({
   exists: true,
   state: scan.state,
   rows: () => withBlanks(scan.state, scan.blanks),

@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import type * as FileSnapshot from "../../FileSnapshot.js"
 import * as OversizedLine from "../../OversizedLine.js"
 import type { FileSystemError, NotRegularFileError } from "../../StoreError.js"
+import type * as TranscriptFile from "../../TranscriptFile.js"
 import type { TranscriptFileShape } from "../../TranscriptFile.js"
 import type { CorruptReport, OversizedReport } from "../../TranscriptStore.js"
 import { isAssistant, rowId } from "../store/rows.js"
@@ -47,13 +48,21 @@ const PROBE = 0
 const DIRECT = 1
 const COLLECT = 2
 
+/** Sees every line of a scan with its parse (an index being built); `start` begins each attempt again. */
+export interface LineObserver {
+  readonly start: () => void
+  readonly line: (line: TranscriptFile.Line, parsed: Line.ParsedLine) => void
+}
+
 /** Reads and parses a whole file in one pass. A missing file gives `exists: false`. */
 export const scanFile = (
   services: Services,
-  path: string
+  path: string,
+  observer?: LineObserver
 ): Effect.Effect<Scan, FileSystemError | NotRegularFileError> =>
   Effect.gen(function*() {
     for (let attempt = 0;; attempt++) {
+      observer?.start()
       const before = yield* services.snapshots.capture(path)
       if (Option.isNone(before)) return missing()
       const startBytes = yield* services.files.bytesRead
@@ -78,6 +87,7 @@ export const scanFile = (
       const read = yield* services.files.forEachChunk(path, (chunk) => {
         for (const l of chunk) {
           const parsed = OversizedLine.parse(l, path, services.files)
+          if (observer !== undefined) observer.line(l, parsed)
           if (l.oversized !== undefined) oversized.push({ line: l.line, offset: l.offset, byteLength: l.byteLength })
           lineCount = l.line
           endOffset = l.offset + l.byteLength + (l.terminated ? 1 : 0)

@@ -12,6 +12,7 @@ import * as SessionRef from "../../SessionRef.js"
 import type { Cursor, Held, LoadReport, Position, TranscriptStoreShape } from "../../TranscriptStore.js"
 import { emptyReport } from "../../TranscriptStore.js"
 import { isAssistant, rowId } from "../store/rows.js"
+import type { Bounded } from "./resume.js"
 
 export type { CorruptReport, LoadReport, OversizedReport } from "../../TranscriptStore.js"
 export { isAssistant, isoTime, rowId } from "../store/rows.js"
@@ -67,6 +68,8 @@ export interface Core {
   lockDepth: number
   /** The session held by this manager's `withWriteLock`, while it runs. */
   held: Held | undefined
+  /** Set while the state holds only the active path of a bounded open (`resume`). */
+  bounded: Bounded | undefined
 }
 
 /** A fresh record. */
@@ -94,12 +97,16 @@ export const makeCore = (services: Services, options: ManagerOptions, init: {
   recoveredCorruptHeader: false,
   report: emptyReport,
   lockDepth: 0,
-  held: undefined
+  held: undefined,
+  bounded: undefined
 })
 
 /** A fresh 8-hex entry id, unique in the state and in `extra`. */
 export const mintId = (core: Core, extra?: ReadonlySet<string>): string =>
-  IdSource.entryId(core.services.ids, (id) => SessionState.hasId(core.state, id) || (extra?.has(id) ?? false))
+  IdSource.entryId(
+    core.services.ids,
+    (id) => SessionState.hasId(core.state, id) || (extra?.has(id) ?? false) || (core.bounded?.mayHaveId(id) ?? false)
+  )
 
 /** Folds one parsed line into the record's state and trackers. */
 export const applyLine = (core: Core, line: Line.ParsedLine): void => {

@@ -25,6 +25,7 @@ export const newHeader = (
 export const startNew = (core: Core, rows: ReadonlyArray<OwnRow>, ref: SessionRef.SessionRef | undefined): void => {
   core.ref = ref
   core.state = SessionState.empty()
+  core.bounded = undefined
   core.pending = []
   core.onDisk = false
   core.cursor = undefined
@@ -57,6 +58,7 @@ export const replaceHeader = (core: Core, header: Entry.SessionHeader): void => 
 /** Takes over a load as the record's state (pending rows dropped). */
 export const adopt = (core: Core, loaded: Loaded): void => {
   core.state = loaded.state
+  core.bounded = undefined
   core.cursor = loaded.cursor
   core.end = loaded.end
   core.tailId = loaded.tailId

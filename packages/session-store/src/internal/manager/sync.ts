@@ -30,7 +30,8 @@ export const sync = (core: Core, held: Held): Effect.Effect<void, StoreFailure> 
       case "Unchanged":
         return
       case "Appended": {
-        if (core.pending.length > 0) return yield* rebuild(core)
+        // a bounded state folds foreign rows only after loading the rest (the rows may reach anywhere)
+        if (core.pending.length > 0 || core.bounded !== undefined) return yield* rebuild(core)
         const saved = core.state.leafId
         for (const row of change.rows) applyLine(core, row)
         core.cursor = change.cursor

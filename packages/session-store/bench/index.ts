@@ -1,0 +1,231 @@
+/**
+ * The sidecar index benchmark (issue 16), on a generated session of at least 600 MB in the system
+ * temporary folder (1.45M entries: user and assistant messages, a branch every ~300 entries, a
+ * compaction every 2,000 keeping ~150 entries, labels and names now and then). Prints:
+ *
+ * - the full open (read-only, no cache) vs the first resume, which builds the index in the same
+ *   one pass (target ≤ 1.3×);
+ * - resume with the index vs the full open (target ≥ 100× faster), and the resume's peak memory
+ *   (target < 100 MB), each measured in a fresh process (`process.resourceUsage().maxRSS`);
+ * - resume after 1,000 foreign appends (raw lines, as pi writes them, no index update) vs resume
+ *   with none (target ≤ 2×).
+ *
+ * Run: `pnpm -F @branchlog/session-store build && node --conditions=@branchlog/source --import tsx
+ * bench/index.ts` in this package (`BRANCHLOG_BENCH_ENTRIES=N` for a smaller file). Figures, not a
+ * gate: the machine is shared.
+ */
+import { ms, ratio, table } from "@branchlog/tooling/bench"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as SessionFiles from "../src/SessionFiles.js"
+import * as SessionManager from "../src/SessionManager.js"
+import * as SessionStore from "../src/SessionStore.js"
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const child = path.join(here, "index-child.mjs")
+if (!fs.existsSync(path.join(here, "..", "dist", "SessionManager.js"))) {
+  throw new Error("build the package first: pnpm -F @branchlog/session-store build")
+}
+const entries = Number(process.env.BRANCHLOG_BENCH_ENTRIES ?? 1_450_000)
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-index-bench-"))
+const file = path.join(root, "2026-01-01T00-00-00-000Z_big.jsonl")
+// BRANCHLOG_BENCH_GENERATE=PATH: only write the session there (for measuring by hand)
+const generateOnly = process.env.BRANCHLOG_BENCH_GENERATE
+const runtime = ManagedRuntime.make(SessionStore.layerNode)
+const now = () => performance.now()
+
+const hex = (n: number) => n.toString(16).padStart(8, "0")
+const filler = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore "
+const text = (i: number) => `${i} ${filler.repeat(3).slice(0, 250 + (i % 90))}`
+
+/** Writes the session: returns the ids on the final path's last stretch (for foreign appends). */
+const generate = () => {
+  const fd = fs.openSync(file, "w")
+  const out: Array<string> = []
+  let bytes = 0
+  const flush = () => {
+    const chunk = out.join("\n") + "\n"
+    bytes += Buffer.byteLength(chunk)
+    fs.writeSync(fd, chunk)
+    out.length = 0
+  }
+  out.push(
+    JSON.stringify({ type: "session", version: 3, id: "big", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/work" })
+  )
+  const path: Array<string> = []
+  let leaf: string | null = null
+  for (let i = 0; i < entries; i++) {
+    const id = hex(i + 1)
+    const timestamp = "2026-01-01T00:00:00.000Z"
+    let parentId = leaf
+    if (i % 300 === 299 && path.length > 20) {
+      // a branch: continue from an entry a few steps back (the abandoned ones stay in the file)
+      path.length -= 10
+      parentId = path[path.length - 1]!
+    }
+    let row: Record<string, unknown>
+    if (i % 2000 === 1999 && path.length > 200) {
+      row = {
+        type: "compaction",
+        id,
+        parentId,
+        timestamp,
+        summary: `summary ${i}`,
+        firstKeptEntryId: path[path.length - 150],
+        tokensBefore: 1000
+      }
+    } else if (i % 50_000 === 49_999) {
+      row = { type: "label", id, parentId, timestamp, targetId: path[path.length - 1] ?? id, label: `l${i}` }
+    } else if (i % 70_000 === 69_999) row = { type: "session_info", id, parentId, timestamp, name: `session ${i}` }
+    else if (i % 2 === 0) {
+      row = { type: "message", id, parentId, timestamp, message: { role: "user", content: text(i), timestamp: i } }
+    } else {
+      row = {
+        type: "message",
+        id,
+        parentId,
+        timestamp,
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: text(i) }],
+          provider: "p",
+          model: "m",
+          usage: { input: 1, output: 1 },
+          stopReason: "stop",
+          timestamp: i
+        }
+      }
+    }
+    out.push(JSON.stringify(row))
+    path.push(id)
+    leaf = id
+    if (out.length >= 4096) flush()
+  }
+  flush()
+  fs.closeSync(fd)
+  return { bytes, leaf: leaf! }
+}
+
+/**
+ * One child run. Started through `sh -c` (which forks it): Linux keeps a process's peak RSS across
+ * `exec`, so a child forked straight from this process (holding a full open's memory) would report
+ * this process's RSS as its own peak.
+ */
+const inChild = (mode: "resume" | "full", runs: number) => {
+  const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`
+  const command = [process.execPath, child, file, mode, String(runs)].map(quote).join(" ")
+  const output = execFileSync("/bin/sh", ["-c", `${command}; exit $?`], {
+    cwd: path.join(here, ".."),
+    encoding: "utf8",
+    maxBuffer: 1 << 20
+  })
+  return JSON.parse(output.trim().split("\n").pop()!) as {
+    ms: number
+    rssBefore: number
+    maxRss: number
+    bounded: boolean
+    messages: number
+  }
+}
+
+const main = async () => {
+  const t0 = now()
+  const { bytes, leaf } = generate()
+  if (generateOnly !== undefined) {
+    fs.renameSync(file, generateOnly)
+    fs.rmSync(root, { recursive: true, force: true })
+    return console.log(`generated ${(bytes / 1e6).toFixed(0)} MB at ${generateOnly}`)
+  }
+  console.log(`generated ${(bytes / 1e6).toFixed(0)} MB, ${entries} entries in ${ms(now() - t0)} (${file})`)
+  const index = SessionFiles.indexName(file)
+  const fullOpen = () =>
+    runtime.runPromise(SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
+  const firstResume = () => {
+    fs.rmSync(index, { force: true })
+    return runtime.runPromise(SessionManager.resume(file, undefined, undefined, { readOnly: true, writeIndex: true }))
+  }
+  // interleaved: full, build, full, build (the best of two each)
+  const fullTimes: Array<number> = []
+  const buildTimes: Array<number> = []
+  for (let round = 0; round < 2; round++) {
+    let t = now()
+    await fullOpen()
+    fullTimes.push(now() - t)
+    t = now()
+    await firstResume()
+    buildTimes.push(now() - t)
+  }
+  const full = Math.min(...fullTimes)
+  const build = Math.min(...buildTimes)
+  const indexBytes = fs.statSync(index).size
+  // memory: one resume in a fresh process (as a real resume is); time: the median of 7
+  const memory = inChild("resume", 1)
+  const resumed = inChild("resume", 7)
+  const fullChild = inChild("full", 1)
+  // 1,000 foreign appends, as pi writes them (no lock, no index), to a copy with its own index,
+  // then resumes of both interleaved in one process
+  const other = path.join(root, "2026-01-01T00-00-00-000Z_big-appended.jsonl")
+  fs.copyFileSync(file, other)
+  await runtime.runPromise(SessionManager.resume(other, undefined, undefined, { readOnly: true, writeIndex: true }))
+  const lines: Array<string> = []
+  let parent = leaf
+  for (let i = 0; i < 1000; i++) {
+    const id = `f${String(i).padStart(7, "0")}`
+    lines.push(JSON.stringify({
+      type: "message",
+      id,
+      parentId: parent,
+      timestamp: "2026-01-02T00:00:00.000Z",
+      message: { role: "user", content: text(i), timestamp: i }
+    }))
+    parent = id
+  }
+  fs.appendFileSync(other, lines.join("\n") + "\n")
+  const pair = JSON.parse(
+    execFileSync(process.execPath, [child, file, "pair", "9", other], { cwd: path.join(here, ".."), encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .pop()!
+  ) as { ms: number; otherMs: number; bounded: boolean; messages: number }
+  table([
+    ["case", "figure", "baseline", "ratio (target)"],
+    ["first resume (builds the index) vs full open", ms(build), ms(full), ratio(build, full, 1.3)],
+    [
+      "resume (fresh process, median of 7) vs full open",
+      ms(resumed.ms),
+      ms(full),
+      `${(full / resumed.ms).toFixed(0)}× faster (≥ 100×)`
+    ],
+    [
+      "resume peak RSS (one resume, fresh process)",
+      `${memory.maxRss} MiB`,
+      `full open ${fullChild.maxRss} MiB`,
+      memory.maxRss < 100 ? "ok (< 100 MB)" : "MISSED (< 100 MB)"
+    ],
+    [
+      "resume after 1,000 foreign appends vs none (interleaved)",
+      ms(pair.otherMs),
+      ms(pair.ms),
+      ratio(pair.otherMs, pair.ms, 2)
+    ]
+  ])
+  console.log(
+    `index ${(indexBytes / 1e6).toFixed(1)} MB; full open in a fresh process ${
+      ms(fullChild.ms)
+    }; process RSS after imports ${memory.rssBefore} MiB; bounded: ${resumed.bounded}/${pair.bounded}; context messages ${resumed.messages}/${pair.messages} (full ${fullChild.messages})`
+  )
+  await runtime.dispose()
+  if (process.env.BRANCHLOG_BENCH_KEEP === "1") console.log(`kept ${file}`)
+  else fs.rmSync(root, { recursive: true, force: true })
+}
+
+void Effect.runPromise(Effect.promise(main)).catch((e) => {
+  console.error(e)
+  fs.rmSync(root, { recursive: true, force: true })
+  process.exit(1)
+})

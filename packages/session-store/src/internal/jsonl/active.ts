@@ -1,0 +1,262 @@
+/**
+ * The JSONL store's bounded open (`TranscriptStore.loadActive`) through the sidecar index
+ * `<file>.index`: read the index's head and summary, check its watermark against the file,
+ * catch up the rows appended since (by anyone: pi writes no index), then read only the rows of
+ * the active path by offset. Whatever cannot be trusted (no index, a damaged one, another file's,
+ * a rewritten, truncated or swapped transcript, rows the summary cannot fold) leads to a full
+ * load in one pass that builds the index again: the index is never needed for correctness.
+ */
+import type { Entry, Line } from "@branchlog/session-core"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as OversizedLine from "../../OversizedLine.js"
+import * as SessionFiles from "../../SessionFiles.js"
+import type { ActiveLoaded, ActiveOptions, ActiveResult, Loaded, StoreFailure } from "../../TranscriptStore.js"
+import { emptyReport } from "../../TranscriptStore.js"
+import type { Tables } from "../index/build.js"
+import { recorder, summarize } from "../index/build.js"
+import { catchUp } from "../index/catchup.js"
+import * as Format from "../index/format.js"
+import type { Head, RowRef, Summary } from "../index/format.js"
+import { assemble } from "../index/view.js"
+import * as Watermark from "../index/watermark.js"
+import { JsonlCursor, toCursor } from "./cursor.js"
+import type { Env } from "./env.js"
+import { direct, isEmpty, load, nothing, reload } from "./load.js"
+import { scanFile } from "./scan.js"
+
+/** Caught-up bytes kept in memory only: past this, a catch-up rewrites the index. */
+export const REWRITE_AFTER_BYTES = 1024 * 1024
+
+/** Indexes of at most this many rows are rewritten after every catch-up. */
+export const REWRITE_SMALL_ROWS = 65536
+
+const decoder = new TextDecoder()
+
+const full = (loaded: Loaded): ActiveResult => ({ _tag: "Full", loaded })
+
+/** Whether this open may write the index (default: unless read-only). */
+const writes = (options: ActiveOptions): boolean => options.writeIndex ?? options.readOnly !== true
+
+/** The head and summary of an index (`undefined`: missing, unreadable or damaged). */
+const readHead = (env: Env, index: string) =>
+  Effect.gen(function*() {
+    const [head] = yield* env.files.readRanges(index, [[0, Format.HEAD_BYTES]])
+    const length = Format.summaryLength(head!)
+    if (length === undefined) return undefined
+    const [summary] = yield* env.files.readRanges(index, [[Format.HEAD_BYTES, length]])
+    return Format.decodeHead(head!, summary!)
+  }).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+
+/** One full pass that folds the file and (unless told not to, or the file is torn) writes its index. */
+const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
+  Effect.gen(function*() {
+    const size = Option.match(yield* env.snapshots.capture(path).pipe(Effect.orElseSucceed(() => Option.none())), {
+      onNone: () => 0,
+      onSome: (snapshot) => snapshot.size
+    })
+    const rec = recorder(size)
+    const scan = yield* scanFile(env, path, rec.observer)
+    if (isEmpty(scan)) return full(nothing(scan.bytesRead))
+    if (!scan.direct) return full(yield* load(env, path, { ...options, cache: false }))
+    const loaded = direct(scan)
+    if (
+      !writes(options) || scan.snapshot === undefined || scan.tornTail !== undefined ||
+      scan.oversized.length > 0
+    ) return full(loaded)
+    const watermark = yield* Watermark.of(env, path, scan.snapshot)
+    if (watermark === undefined) return full(loaded)
+    const tables = rec.tables()
+    const summary = summarize({
+      state: scan.state,
+      tables,
+      watermark,
+      lineCount: scan.lineCount,
+      tailId: scan.tailId,
+      hasAssistant: scan.hasAssistant,
+      corrupt: scan.corrupt
+    })
+    yield* env.files.writeSideFile(index, Format.encode(summary, tables.rowBytes(), tables.idSet())).pipe(
+      Effect.ignore
+    )
+    return full(loaded)
+  })
+
+/**
+ * Whether the indexed session may hold an id (by its 52-bit hash): the id filter first, then, for
+ * a hash it may hold, the id set; each read once on demand. Anything unreadable or damaged: "maybe".
+ */
+const lazyIds = (env: Env, index: string, head: Head) => {
+  let ids: Float64Array | undefined | null = null
+  let filter: Uint32Array | undefined | null = null
+  const section = <A>(at: number, length: number, decode: (bytes: Uint8Array) => A | undefined) =>
+    Effect.runSync(
+      env.files.readRanges(index, [[at, length]]).pipe(
+        Effect.map((chunks) => decode(chunks[0]!)),
+        Effect.catchAll(() => Effect.succeed(undefined))
+      )
+    )
+  const set = (): Float64Array | undefined => {
+    if (ids === null) ids = section(head.idsAt, head.idCount * 8, (bytes) => Format.decodeIds(head, bytes))
+    return ids
+  }
+  return {
+    set,
+    mayHave: (h: number): boolean => {
+      if (filter === null) {
+        filter = section(head.filterAt, head.filterBytes, (bytes) => Format.decodeFilter(head, bytes))
+      }
+      if (filter !== undefined && !Format.probe(filter, h)) return false
+      const all = set()
+      return all === undefined || Format.hasHash(all, h)
+    }
+  }
+}
+
+/** Merges two sorted id sets. */
+const mergeIds = (a: Float64Array, b: Float64Array): Float64Array => {
+  const out = new Float64Array(a.length + b.length)
+  let i = 0
+  let j = 0
+  let n = 0
+  while (i < a.length || j < b.length) {
+    const v = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!
+    if (n === 0 || out[n - 1] !== v) out[n++] = v
+  }
+  return out.slice(0, n)
+}
+
+/** Rewrites the index after a catch-up: the old rows and ids with the new ones, the new summary. */
+const rewrite = (env: Env, index: string, head: Head, ids: Float64Array, summary: Summary, tables: Tables) =>
+  Effect.gen(function*() {
+    const [rows] = yield* env.files.readRanges(index, [[head.rowsAt, head.rowCount * Format.ROW_BYTES]])
+    const old = Format.decodeRows(head, rows!)
+    if (old === undefined) return
+    const added = tables.rowBytes()
+    const all = new Uint8Array(old.length + added.length)
+    all.set(old, 0)
+    all.set(added, old.length)
+    yield* env.files.writeSideFile(index, Format.encode(summary, all, mergeIds(ids, tables.idSet())))
+  }).pipe(Effect.ignore)
+
+/** Reads rows by offset, each with the byte before it and its newline (near rows in one read). */
+const readRows = (env: Env, path: string, refs: ReadonlyArray<RowRef>) =>
+  Effect.gen(function*() {
+    const sorted = [...refs].sort((a, b) => a.offset - b.offset)
+    const ranges: Array<[number, number]> = []
+    const rangeOf: Array<number> = []
+    for (const r of sorted) {
+      const start = Math.max(0, r.offset - 1)
+      const end = r.offset + r.length + 1
+      const last = ranges[ranges.length - 1]
+      if (last !== undefined && start - (last[0] + last[1]) < 65536) last[1] = Math.max(last[1], end - last[0])
+      else ranges.push([start, end - start])
+      rangeOf.push(ranges.length - 1)
+    }
+    const chunks = yield* env.files.readRanges(path, ranges)
+    const texts = new Map<RowRef, string | undefined>()
+    sorted.forEach((r, i) => {
+      const range = ranges[rangeOf[i]!]!
+      const bytes = chunks[rangeOf[i]!]!
+      const at = r.offset - range[0]
+      const whole = bytes.length >= at + r.length + 1 && bytes[at + r.length] === 0x0a &&
+        (r.offset === 0 || bytes[at - 1] === 0x0a)
+      texts.set(r, whole ? decoder.decode(bytes.subarray(at, at + r.length)) : undefined)
+    })
+    return texts
+  })
+
+/** The bounded open of `path` (its canonical file's index), or a full load. */
+export const loadActive = (
+  env: Env,
+  path: string,
+  options: ActiveOptions
+): Effect.Effect<ActiveResult, StoreFailure> =>
+  Effect.gen(function*() {
+    const index = SessionFiles.indexName(env.keyOf(path))
+    const head = yield* readHead(env, index)
+    if (head === undefined) return yield* build(env, path, index, options)
+    let summary = head.summary
+    const change = yield* Watermark.check(env, path, summary.watermark)
+    if (change._tag === "Missing") return full(nothing())
+    if (change._tag === "Replaced") return yield* build(env, path, index, options)
+    const ids = lazyIds(env, index, head)
+    let snapshot = Watermark.toSnapshot(env.files.resolve(path), summary.watermark)
+    let batch: Set<number> | undefined
+    let bytesRead = 0
+    // the rows caught up in this open, by line: not read a second time
+    const fresh = new Map<number, Line.ParsedLine>()
+    if (change._tag === "Appended") {
+      const tail = yield* env.files.readFrom(path, summary.watermark.size, { firstLine: summary.lineCount + 1 })
+      bytesRead += tail.bytesRead
+      const parsed = tail.lines.map((l) => OversizedLine.parse(l, path, env.files))
+      const caught = catchUp(summary, tail.lines, parsed, (id) => ids.mayHave(Format.hash52(id)))
+      if (caught === undefined) return yield* build(env, path, index, options)
+      for (const p of parsed) fresh.set(p.line, p)
+      const after = yield* env.snapshots.capture(path, { upTo: tail.endOffset })
+      if (Option.isNone(after) || after.value.size !== tail.endOffset) return yield* build(env, path, index, options)
+      snapshot = after.value
+      const wm = yield* Watermark.of(env, path, snapshot)
+      if (wm === undefined) return yield* build(env, path, index, options)
+      summary = { ...caught.summary, watermark: wm }
+      batch = new Set(caught.tables.ids.subarray(0, caught.tables.idCount))
+      if (
+        writes(options) &&
+        (tail.endOffset - head.summary.watermark.size > REWRITE_AFTER_BYTES || head.rowCount <= REWRITE_SMALL_ROWS)
+      ) {
+        const set = ids.set()
+        if (set !== undefined) yield* rewrite(env, index, head, set, summary, caught.tables)
+      }
+    }
+    if (!summary.bounded) return full(yield* load(env, path, { ...options, cache: false }))
+    const s = summary
+    const refs = [s.header!, ...s.before, ...s.segment, ...(s.sessionInfo === null ? [] : [s.sessionInfo])]
+    const texts = yield* readRows(env, path, refs.filter((r) => !fresh.has(r.line)))
+    for (const t of texts.values()) bytesRead += t === undefined ? 0 : t.length
+    const parse = (r: RowRef): Line.ParsedLine | undefined => {
+      const caughtUp = fresh.get(r.line)
+      if (caughtUp !== undefined) return caughtUp.offset === r.offset ? caughtUp : undefined
+      const text = texts.get(r)
+      return text === undefined ? undefined : OversizedLine.parse(
+        { text, line: r.line, offset: r.offset, byteLength: r.length, terminated: true } as never,
+        path,
+        env.files
+      )
+    }
+    const entryOf = (r: RowRef): Line.EntryLine | undefined => {
+      const p = parse(r)
+      return p?._tag === "Entry" && p.entry.id === r.id ? p : undefined
+    }
+    const header = parse(s.header!)
+    const before = s.before.map(entryOf)
+    const segment = s.segment.map(entryOf)
+    const info = s.sessionInfo === null ? undefined : entryOf(s.sessionInfo)
+    if (
+      header?._tag !== "Header" || before.includes(undefined) || segment.includes(undefined) ||
+      (s.sessionInfo !== null && info?.entry.type !== "session_info")
+    ) return yield* build(env, path, index, options)
+    const view = assemble(s, {
+      header,
+      before: before.map((l) => l!.entry),
+      segment: segment.map((l) => l!),
+      sessionInfo: info?.entry as Entry.SessionInfoEntry | undefined
+    })
+    const end = { line: s.lineCount, offset: s.watermark.size }
+    const known = batch
+    const active: ActiveLoaded = {
+      _tag: "Active",
+      state: view.state,
+      before: view.before,
+      cursor: toCursor(new JsonlCursor(snapshot, end, false)),
+      end,
+      tailId: s.tailId,
+      hasAssistant: s.hasAssistant,
+      report: { ...emptyReport, corrupt: s.corrupt, bytesRead },
+      mayHaveId: (id) => {
+        const h = Format.hash52(id)
+        return known?.has(h) === true || ids.mayHave(h)
+      },
+      loadRest: reload(env, path, options.cwd)
+    }
+    return active
+  })
