@@ -1,3 +1,3 @@
 import { sharedConfig } from "@branchlog/tooling/vitest"
 
-export default sharedConfig()
+export default sharedConfig({ test: { globalSetup: ["./test/support/globalSetup.ts"] } })

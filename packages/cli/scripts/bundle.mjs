@@ -21,8 +21,11 @@ await build({
   platform: "node",
   format: "esm",
   target: "node20",
-  // @branchlog packages resolve to their built dist (the default conditions), like a consumer's
-  conditions: ["import", "node"],
+  // @branchlog packages resolve to their built dist (the default conditions), like a consumer's;
+  // esbuild adds `import` or `require` by the kind of each import itself: naming `import` here
+  // would apply it to `require()` calls too (pg's `require("pg-pool")` then got pg-pool's ESM
+  // namespace instead of its class, and the PostgreSQL driver failed to load)
+  conditions: ["node"],
   banner: {
     js:
       "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"

@@ -48,7 +48,8 @@ const subcommands: ReadonlyArray<readonly [name: string, load: () => Promise<Cli
   ["export", () => import("./commands/export.js").then((m) => m.exportCommand)],
   ["import", () => import("./commands/import.js").then((m) => m.importCommand)],
   ["copy", () => import("./commands/stores.js").then((m) => m.copy)],
-  ["search", () => import("./commands/stores.js").then((m) => m.search)]
+  ["search", () => import("./commands/stores.js").then((m) => m.search)],
+  ["follow", () => import("./commands/follow.js").then((m) => m.follow)]
 ]
 
 /**

@@ -51,6 +51,13 @@ export const parse = (texts: ReadonlyArray<string>, from = 0): Array<Line.Parsed
   return out
 }
 
+/**
+ * Rows stored after the first `seen` (`texts`: only those, in order, as a query for the tail
+ * returns them) parsed at their positions (line `seen + i + 1`, offset `seen + i`).
+ */
+export const parseAfter = (texts: ReadonlyArray<string>, seen: number): Array<Line.ParsedLine> =>
+  texts.map((text, i) => Line.parse(text, seen + i + 1, seen + i))
+
 /** The position after `count` rows (line and offset both count rows). */
 export const end = (count: number): Position => ({ line: count, offset: count })
 
@@ -138,6 +145,17 @@ export const changes = (
   if (seen.seq === stored.texts.length) return { _tag: "Unchanged" }
   return { _tag: "Appended", rows: parse(stored.texts, seen.seq), cursor: next(), end: end(stored.texts.length) }
 }
+
+/**
+ * The `Appended` change of rows stored after the first `seen` (`texts`: only those, in order),
+ * for a backend that reads just the tail; `cursor` is the cursor of every row now stored.
+ */
+export const appended = (texts: ReadonlyArray<string>, seen: number, cursor: Cursor): Changes => ({
+  _tag: "Appended",
+  rows: parseAfter(texts, seen),
+  cursor,
+  end: end(seen + texts.length)
+})
 
 /** `true` when the first row that is neither blank nor corrupt is a session header. */
 export const isSession = (texts: ReadonlyArray<string>): boolean => {

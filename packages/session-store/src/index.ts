@@ -69,3 +69,6 @@ export * as StoreRouter from "./StoreRouter.js"
 
 /** Copying sessions between any two stores, row for row (file → database → file is byte-identical). */
 export * as SessionCopy from "./SessionCopy.js"
+
+/** Following a session: the rows others append, in order, none twice, driven by the store's `watch` or a poll. */
+export * as SessionFollow from "./SessionFollow.js"

@@ -1,6 +1,14 @@
 /**
- * `@branchlog/store-postgres` (being built: see issue 13).
+ * `@branchlog/store-postgres`: the PostgreSQL backend of branchlog's storage interface.
  *
  * @since 0.1.0
  */
-export {}
+
+/** The store, its layer, the CLI driver and the schema migration. */
+export * as PostgresStore from "./PostgresStore.js"
+
+/** The store's own errors. */
+export * as PostgresError from "./PostgresError.js"
+
+/** The driver a `StoreRouter` loads (what the CLI imports). */
+export { driver } from "./PostgresStore.js"

@@ -1,0 +1,351 @@
+/**
+ * The PostgreSQL backend of `TranscriptStore` (see `PostgresStore` for the model): references,
+ * schema readiness, loads, change queries, holds and their writes, listings, search, watch.
+ */
+import type { Line } from "@branchlog/session-core"
+import * as SessionRef from "@branchlog/session-store/SessionRef"
+import { FileSystemError } from "@branchlog/session-store/StoreError"
+import * as StoreRows from "@branchlog/session-store/StoreRows"
+import type {
+  Changes,
+  Cursor,
+  Held,
+  Loaded,
+  LoadOptions,
+  LoadReport,
+  SearchHit,
+  SearchQuery,
+  SessionSummary,
+  StoreFailure,
+  TranscriptStoreShape
+} from "@branchlog/session-store/TranscriptStore"
+import { SessionNotFoundError } from "@branchlog/session-store/TranscriptStore"
+import type { MigrationError } from "@effect/sql/Migrator"
+import type { SqlError } from "@effect/sql/SqlError"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { schemaTooNewCode, SchemaTooNewError } from "../PostgresError.js"
+import * as HeldModule from "./held.js"
+import * as Lease from "./lease.js"
+import * as Pools from "./pools.js"
+import * as Rows from "./rows.js"
+import * as Schema from "./schema.js"
+import { isTransient, onPool, redact, retrying, retrySchedule, type Run, toStoreError } from "./sql.js"
+
+/** Options of the store. */
+export interface Options extends Pools.PoolOptions {
+  /** How long an operation retries transient failures (a server away, a lost connection) before failing (default 60 s). */
+  readonly retryMs?: number
+  /** How long the first connection to a database is tried before failing (default 3 s). */
+  readonly firstConnectMs?: number
+}
+
+type Ref = SessionRef.PostgresRef
+
+/** `postgresql://` and `postgres://` are one scheme: the canonical form is `postgres://`. */
+const canonicalUrl = (url: string): string =>
+  (url.startsWith("postgresql://") ? `postgres://${url.slice("postgresql://".length)}` : url).replace(/\/+$/, "")
+
+/** How the store names sessions and locations (no connection needed). */
+export const addressing = {
+  resolveLocation: canonicalUrl,
+  locationOf: (ref: SessionRef.SessionRef): string => ref._tag === "Postgres" ? canonicalUrl(ref.url) : "",
+  refFor: (location: string, header: { readonly id: string }): SessionRef.SessionRef => ({
+    _tag: "Postgres",
+    url: canonicalUrl(location),
+    id: header.id
+  }),
+  positionAfter: StoreRows.positionAfter
+}
+
+/** The store in `scope`. */
+export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<TranscriptStoreShape> =>
+  Effect.gen(function*() {
+    const id = Symbol("PostgresStore")
+    const retryMs = options.retryMs ?? 60_000
+    const pools = yield* Pools.make(scope, options)
+    const holding = FiberRef.unsafeMake<ReadonlyMap<string, Held>>(new Map())
+    const local = new Map<string, Effect.Semaphore>()
+    const leases = new WeakMap<Held, Lease.Lease>()
+
+    const serve = (ref: SessionRef.SessionRef): Effect.Effect<Ref, SessionRef.UnsupportedSessionRefError> =>
+      ref._tag === "Postgres"
+        ? Effect.succeed({ _tag: "Postgres", url: canonicalUrl(ref.url), id: ref.id })
+        : Effect.fail(new SessionRef.UnsupportedSessionRefError({ ref: SessionRef.format(ref), store: "postgres" }))
+    const keyOf = (ref: Ref) => SessionRef.format(ref)
+    const cursorOf = (key: string, generation: number, seq: number) =>
+      StoreRows.toCursor({ store: id, key, generation, seq })
+
+    const fail = (path: string, operation: string) => (error: unknown) =>
+      Effect.fail(toStoreError(path, operation)(error))
+
+    /** The pool of `url`, its database given the schema when `writable` (else checked only). */
+    const ready = (
+      url: string,
+      writable: boolean
+    ): Effect.Effect<{ pool: Pools.Pool; present: boolean }, SqlError | MigrationError | SchemaTooNewError> =>
+      Effect.gen(function*() {
+        // a server this store never reached fails soon (a wrong URL, nothing listening); one that
+        // went away after is waited for (below, and in every operation's retries)
+        const pool = yield* retrying(pools.get(url), Math.min(retryMs, options.firstConnectMs ?? 3_000))
+        if (pool.migrated) return { pool, present: true }
+        if (writable) {
+          const { found, tooNew } = yield* Schema.migrate(pool.sql)
+          if (tooNew) {
+            return yield* new SchemaTooNewError({ database: redact(url), found: found!, known: Schema.latestVersion })
+          }
+          pool.migrated = true
+          return { pool, present: true }
+        }
+        const version = yield* Schema.versionOf(onPool(pool.sql))
+        if (version !== undefined && version > Schema.latestVersion) {
+          return yield* new SchemaTooNewError({ database: redact(url), found: version, known: Schema.latestVersion })
+        }
+        if (version === Schema.latestVersion) pool.migrated = true
+        return { pool, present: version === Schema.latestVersion }
+      }).pipe(
+        Effect.retry({
+          schedule: retrySchedule(retryMs),
+          while: (error) => isTransient(error) && pools.opened(url)
+        })
+      )
+
+    const storeError = (path: string, operation: string) => (error: unknown) =>
+      error instanceof SchemaTooNewError
+        ? Effect.fail(
+          new FileSystemError({ path: redact(path), operation, code: schemaTooNewCode, detail: error.message })
+        )
+        : fail(path, operation)(error)
+
+    const loadedOf = (
+      key: string,
+      generation: number,
+      seq: number,
+      lines: ReadonlyArray<Line.ParsedLine>,
+      extra: Partial<LoadReport> = {}
+    ) => StoreRows.loaded(lines, cursorOf(key, generation, seq), extra)
+
+    const ctx: HeldModule.Context = { id, cursorOf, fail }
+    const changesOn = (run: Run, ref: Ref, cursor: Cursor) => HeldModule.changesOn(ctx, run, ref, cursor)
+    const makeHeld = (ref: Ref, key: string, lease: Lease.Lease): Held => HeldModule.make(ctx, ref, key, lease)
+
+    const exclusive = <A, E, R>(
+      ref: SessionRef.SessionRef,
+      use: (held: Held) => Effect.Effect<A, E, R>,
+      lockOptions?: { readonly lock?: { readonly timeoutMs?: number } }
+    ): Effect.Effect<A, E | StoreFailure, R> =>
+      Effect.flatMap(serve(ref), (served) => {
+        const key = keyOf(served)
+        return Effect.flatMap(FiberRef.get(holding), (held) => {
+          const outer = held.get(key)
+          if (outer !== undefined) return use(outer)
+          let semaphore = local.get(key)
+          if (semaphore === undefined) {
+            semaphore = Effect.unsafeMakeSemaphore(1)
+            local.set(key, semaphore)
+          }
+          const hold = Effect.acquireUseRelease(
+            Effect.flatMap(
+              Effect.catchAll(ready(served.url, true), storeError(key, "exclusive")),
+              ({ pool }) =>
+                Effect.catchAll(
+                  Lease.acquire(pool, served.id, key, lockOptions?.lock?.timeoutMs ?? 60_000, retryMs),
+                  fail(key, "exclusive")
+                )
+            ),
+            (lease) => {
+              const h = makeHeld(served, key, lease)
+              leases.set(h, lease)
+              return Effect.locally(use(h), holding, new Map([...held, [key, h]]))
+            },
+            (lease) => lease.release
+          )
+          return semaphore.withPermits(1)(hold)
+        })
+      })
+
+    // --- loads --------------------------------------------------------------------------------
+
+    const load = (ref: SessionRef.SessionRef, options: LoadOptions): Effect.Effect<Loaded, StoreFailure> =>
+      Effect.flatMap(serve(ref), (served) =>
+        Effect.gen(function*() {
+          const key = keyOf(served)
+          const readOnly = options.readOnly === true
+          const { pool, present } = yield* Effect.catchAll(ready(served.url, !readOnly), storeError(key, "load"))
+          if (!present) return StoreRows.missing
+          const found = yield* retrying(Rows.loadRows(onPool(pool.sql), served.id), retryMs).pipe(
+            Effect.catchAll(fail(key, "load"))
+          )
+          if (found === undefined || found.texts.length === 0) return StoreRows.missing
+          const bytesRead = found.texts.reduce((n, t) => n + t.length + 1, 0)
+          const lines = StoreRows.parse(found.texts)
+          const last = found.texts.length
+          const tornTail = found.tornTail
+            ? { line: last, offset: last - 1, reason: "the last row had no newline after it" }
+            : undefined
+          if (StoreRows.isCurrent(lines)) {
+            return loadedOf(key, found.head.generation, found.head.lastSeq, lines, { bytesRead, tornTail })
+          }
+          const recovered = yield* StoreRows.recover(lines, options.cwd)
+          const extra = {
+            migratedFrom: recovered.migratedFrom,
+            recoveredCorruptHeader: recovered.recovered,
+            bytesRead,
+            tornTail
+          }
+          if (readOnly) return loadedOf(key, found.head.generation, found.head.lastSeq, recovered.lines, extra)
+          return yield* exclusive(served, (held) =>
+            Effect.map(
+              held.replace(recovered.lines, { backup: recovered.recovered ? "corrupt" : "backup", cwd: options.cwd }),
+              ({ backup, loaded }) => ({
+                ...loaded,
+                report: {
+                  ...loaded.report,
+                  ...extra,
+                  corrupt: loadedOf(key, 0, 0, lines).report.corrupt,
+                  rewritten: true,
+                  backups: backup === undefined ? [] : [backup]
+                }
+              })
+            ), options.lock === undefined ? {} : { lock: options.lock })
+        }))
+
+    const changes = (ref: SessionRef.SessionRef, cursor: Cursor): Effect.Effect<Changes, StoreFailure> =>
+      Effect.flatMap(serve(ref), (served) =>
+        Effect.gen(function*() {
+          const key = keyOf(served)
+          const { pool, present } = yield* Effect.catchAll(ready(served.url, false), storeError(key, "changes"))
+          if (!present) return { _tag: "Missing" } as const
+          return yield* retrying(changesOn(onPool(pool.sql), served, cursor), retryMs).pipe(
+            Effect.catchAll(fail(key, "changes"))
+          )
+        }))
+
+    // --- listings -----------------------------------------------------------------------------
+
+    const summariesOf = (url: string): Effect.Effect<Array<SessionSummary>, StoreFailure> =>
+      Effect.gen(function*() {
+        const { pool, present } = yield* Effect.catchAll(ready(url, false), storeError(url, "list"))
+        if (!present) return []
+        const rows = yield* retrying(
+          onPool(pool.sql)(
+            `SELECT s.session_id, (extract(epoch FROM s.modified) * 1000)::float8 AS modified_ms, r.text, r.raw
+             FROM branchlog_sessions s JOIN branchlog_rows r ON r.session_id = s.session_id
+             WHERE s.first_kind = 'Header' AND (r.kind = 'Header' OR (r.kind = 'Entry' AND r.type IN ('message', 'session_info')))
+             ORDER BY s.session_id, r.seq`
+          ),
+          retryMs
+        ).pipe(Effect.catchAll(fail(url, "list")))
+        const out: Array<SessionSummary> = []
+        let i = 0
+        while (i < rows.length) {
+          const session = rows[i].session_id as string
+          const modifiedMs = Number(rows[i].modified_ms)
+          const texts: Array<string> = []
+          while (i < rows.length && rows[i].session_id === session) texts.push(Rows.textOfRow(rows[i++]))
+          const ref: Ref = { _tag: "Postgres", url, id: session }
+          const summary = StoreRows.summary(ref, keyOf(ref), texts, modifiedMs)
+          if (Option.isSome(summary)) out.push(summary.value)
+        }
+        return out
+      })
+
+    const locations = (location: string | undefined) => location === undefined ? pools.urls() : [canonicalUrl(location)]
+
+    const search = (query: SearchQuery): Effect.Effect<ReadonlyArray<SearchHit>, StoreFailure> =>
+      Effect.gen(function*() {
+        const limit = query.limit ?? 20
+        const hits: Array<SearchHit> = []
+        for (const url of locations(query.location)) {
+          const { pool, present } = yield* Effect.catchAll(ready(url, false), storeError(url, "search"))
+          if (!present) continue
+          const rows = yield* retrying(
+            onPool(pool.sql)(
+              `SELECT r.session_id, r.entry_id, r.role, r.timestamp,
+                 ts_rank(to_tsvector('english', r.body), q)::float8 AS score,
+                 ts_headline('english', r.body, q, 'StartSel=[, StopSel=], MaxWords=24, MinWords=8, MaxFragments=1') AS snippet
+               FROM branchlog_rows r, websearch_to_tsquery('english', $1) q
+               WHERE r.body IS NOT NULL AND to_tsvector('english', r.body) @@ q
+               ORDER BY score DESC, r.session_id, r.seq LIMIT $2`,
+              [query.text, limit]
+            ),
+            retryMs
+          ).pipe(Effect.catchAll(fail(url, "search")))
+          for (const row of rows) {
+            hits.push({
+              ref: { _tag: "Postgres", url, id: row.session_id },
+              entryId: row.entry_id ?? "",
+              role: row.role ?? "",
+              timestamp: row.timestamp ?? undefined,
+              snippet: row.snippet,
+              score: Number(row.score)
+            })
+          }
+        }
+        return hits.sort((a, b) => b.score - a.score).slice(0, limit)
+      })
+
+    const watch = (ref: SessionRef.SessionRef): Stream.Stream<void, StoreFailure> =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        const served = yield* serve(ref)
+        const pool = yield* Effect.catchAll(pools.get(served.url), fail(keyOf(served), "watch"))
+        const hub = yield* pool.notifications
+        const queue = yield* PubSub.subscribe(hub)
+        const prefix = `${served.id}:`
+        return Stream.fromQueue(queue).pipe(
+          Stream.filter((payload) => payload.startsWith(prefix) && !payload.slice(prefix.length).includes(":")),
+          Stream.as(undefined as void)
+        )
+      }))
+
+    return {
+      name: "postgres",
+      resolve: serve,
+      ...addressing,
+      load,
+      changes,
+      exclusive,
+      list: (query) =>
+        Effect.gen(function*() {
+          const found = (yield* Effect.forEach(locations(query.location), summariesOf)).flat()
+          query.onProgress?.(found.length, found.length)
+          return found.sort((a, b) => b.modified.getTime() - a.modified.getTime())
+        }),
+      mostRecent: (location) =>
+        Effect.gen(function*() {
+          const url = canonicalUrl(location)
+          const { pool, present } = yield* ready(url, false)
+          if (!present) return Option.none<SessionRef.SessionRef>()
+          const rows = yield* retrying(
+            onPool(pool.sql)(
+              `SELECT session_id FROM branchlog_sessions WHERE first_kind = 'Header' ORDER BY modified DESC, session_id LIMIT 1`
+            ),
+            retryMs
+          )
+          return rows.length === 0
+            ? Option.none<SessionRef.SessionRef>()
+            : Option.some<SessionRef.SessionRef>({ _tag: "Postgres", url, id: rows[0].session_id })
+        }).pipe(Effect.orElseSucceed(() => Option.none())),
+      remove: (ref) =>
+        Effect.flatMap(serve(ref), (served) =>
+          exclusive(served, (held) =>
+            Effect.gen(function*() {
+              const key = keyOf(served)
+              // on the hold's connection; the notification tells followers it is gone
+              const rows = yield* leases.get(held)!.use((run) =>
+                run(
+                  `WITH removed AS (DELETE FROM branchlog_sessions WHERE session_id = $1 AND last_seq > 0 RETURNING session_id)
+                   SELECT session_id, pg_notify($2, session_id || ':0') FROM removed`,
+                  [served.id, Pools.CHANNEL]
+                )
+              ).pipe(Effect.catchAll(fail(key, "remove")))
+              if (rows.length === 0) return yield* new SessionNotFoundError({ ref: redact(key) })
+            }))),
+      search,
+      watch
+    } satisfies TranscriptStoreShape
+  })
