@@ -192,6 +192,40 @@ describe("SqliteStore", () => {
       })
     ))
 
+  it.live("migrates a version-1 database: the listing then walks the index sessions_listing, newest first, unsorted", () =>
+    Effect.gen(function*() {
+      const file = freshDb()
+      const at = (id: string, ms: number) =>
+        JSON.stringify({
+          type: "message",
+          id: `${id}-m`,
+          parentId: null,
+          timestamp: "2026-05-01T10:00:01.000Z",
+          message: { role: "user", content: id, timestamp: ms }
+        })
+      yield* withStore((store) =>
+        Effect.forEach(
+          [["old", 1_000], ["new", 3_000], ["mid", 2_000]] as const,
+          ([id, ms]) => create(store, SqliteStore.ref(file, id), [header(id), at(id, ms)])
+        )
+      )
+      // back to the schema of version 1: no index, no record of migration 2
+      const v1 = new Database(file)
+      v1.exec("DROP INDEX sessions_listing; DELETE FROM effect_sql_migrations WHERE migration_id = 2")
+      v1.close()
+      const listed = yield* withStore((store) => store.list({ location: `sqlite:${file}` }))
+      expect(listed.map((s) => s.id)).toEqual(["new", "mid", "old"])
+      const db = new Database(file, { readonly: true })
+      const plan = db.prepare(
+        `EXPLAIN QUERY PLAN SELECT id FROM sessions INDEXED BY sessions_listing WHERE is_session = 1
+         ORDER BY listed_ms DESC, touched DESC`
+      ).all() as Array<{ detail: string }>
+      const version = db.prepare("SELECT max(migration_id) FROM effect_sql_migrations").pluck().get()
+      db.close()
+      expect(version).toBe(2)
+      expect(plan.map((step) => step.detail).join("; ")).not.toContain("TEMP B-TREE")
+    }))
+
   it.live("search finds messages by text, ranked, with a snippet marking the match", () =>
     withStore((store) =>
       Effect.gen(function*() {

@@ -48,9 +48,7 @@ export type Listed = readonly [
   last_activity_ms: number | null,
   message_count: number,
   first_message: string | null,
-  all_text: string,
-  listed_ms: number,
-  touched: number
+  all_text: string
 ]
 
 /** The outcome of a write of rows. */
@@ -239,10 +237,9 @@ export class Db {
 
   /** Every session whose first row is a header, newest first (by last activity, else creation, else write). */
   list(): Array<Listed> {
-    // arrays, not objects (half the cost for 10,000 sessions), sorted here: SQLite's sorter would
-    // copy every selected column of every session first
-    const raw = this.st.list.raw(true).all() as Array<Listed>
-    return raw.sort((a, b) => b[11] - a[11] || b[12] - a[12])
+    // arrays, not objects (half the cost for 10,000 sessions), in the order of the index
+    // `sessions_listing` (no sort, neither SQLite's nor ours)
+    return this.st.list.all() as Array<Listed>
   }
 
   /** The session written last (whose first row is a header). */
@@ -417,9 +414,9 @@ const prepare = (db: Database.Database) => ({
   backups: db.prepare("SELECT name, rows, torn FROM backups WHERE session = ? ORDER BY rowid"),
   list: db.prepare(
     `SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,
-       first_message, all_text, listed_ms, touched
-     FROM sessions WHERE is_session = 1`
-  ),
+       first_message, all_text
+     FROM sessions INDEXED BY sessions_listing WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
+  ).raw(true),
   mostRecent: db.prepare("SELECT id FROM sessions WHERE is_session = 1 ORDER BY touched DESC LIMIT 1"),
   search: db.prepare(
     `SELECT session, entry_id, role, timestamp, snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet,

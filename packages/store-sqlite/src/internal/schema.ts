@@ -83,6 +83,11 @@ export const migrations = {
       text, session UNINDEXED, entry_id UNINDEXED, role UNINDEXED, timestamp UNINDEXED,
       tokenize = 'unicode61 remove_diacritics 2'
     )`
+  ),
+  // the listing's order (newest first, then last written): SQLite walks this index instead of
+  // sorting, and only sessions whose first row is a header are in it
+  "2_listing_index": statements(
+    `CREATE INDEX sessions_listing ON sessions (listed_ms DESC, touched DESC) WHERE is_session = 1`
   )
 } as const
 
