@@ -213,16 +213,23 @@ describe("SqliteStore", () => {
       const v1 = new Database(file)
       v1.exec("DROP INDEX sessions_listing; DELETE FROM effect_sql_migrations WHERE migration_id = 2")
       v1.close()
+      // read-only, it is read as it is (not migrated)
+      const readOnly = yield* withStore((store) =>
+        store.load(SqliteStore.ref(file, "mid"), { cwd: "/", readOnly: true })
+      )
+      expect(readOnly.rows().length).toBe(2)
       const listed = yield* withStore((store) => store.list({ location: `sqlite:${file}` }))
       expect(listed.map((s) => s.id)).toEqual(["new", "mid", "old"])
       const db = new Database(file, { readonly: true })
       const plan = db.prepare(
-        `EXPLAIN QUERY PLAN SELECT id FROM sessions INDEXED BY sessions_listing WHERE is_session = 1
-         ORDER BY listed_ms DESC, touched DESC`
+        `EXPLAIN QUERY PLAN SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms,
+           last_activity_ms, message_count, first_message, all_text
+         FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
       ).all() as Array<{ detail: string }>
       const version = db.prepare("SELECT max(migration_id) FROM effect_sql_migrations").pluck().get()
       db.close()
       expect(version).toBe(2)
+      expect(plan.map((step) => step.detail).join("; ")).toContain("USING INDEX sessions_listing")
       expect(plan.map((step) => step.detail).join("; ")).not.toContain("TEMP B-TREE")
     }))
 

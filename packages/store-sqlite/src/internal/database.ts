@@ -238,7 +238,7 @@ export class Db {
   /** Every session whose first row is a header, newest first (by last activity, else creation, else write). */
   list(): Array<Listed> {
     // arrays, not objects (half the cost for 10,000 sessions), in the order of the index
-    // `sessions_listing` (no sort, neither SQLite's nor ours)
+    // `sessions_listing` (no sort; a version-1 database read-only, without it, is sorted by SQLite)
     return this.st.list.all() as Array<Listed>
   }
 
@@ -415,7 +415,7 @@ const prepare = (db: Database.Database) => ({
   list: db.prepare(
     `SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,
        first_message, all_text
-     FROM sessions INDEXED BY sessions_listing WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
+     FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
   ).raw(true),
   mostRecent: db.prepare("SELECT id FROM sessions WHERE is_session = 1 ORDER BY touched DESC LIMIT 1"),
   search: db.prepare(

@@ -94,6 +94,12 @@ export const migrations = {
 /** The schema version this code writes (the latest migration's id). */
 export const LATEST = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
 
+/**
+ * The oldest schema a read-only connection reads as it is: migration 2 only adds an index (a
+ * listing of a version-1 database read-only is sorted by SQLite instead).
+ */
+export const READABLE_FROM = 1
+
 /** The latest migration recorded in a database (`0`: none; no schema yet). */
 export const versionOf = (db: Database.Database): number => {
   const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MIGRATIONS_TABLE)
