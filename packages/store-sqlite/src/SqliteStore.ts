@@ -54,7 +54,15 @@ export const SCHEMA_TOO_NEW = Connections.SCHEMA_TOO_NEW
 export interface Options {
   /** How long a write waits for another process's transaction (SQLite's busy timeout; default 5000 ms). */
   readonly busyTimeoutMs?: number
+  /**
+   * How many matches of a search are ranked (default {@link SEARCH_CANDIDATES}): those last in
+   * storage order (the most recently written sessions, each one's latest messages), by bm25.
+   */
+  readonly searchCandidates?: number
 }
+
+/** How many matches a search ranks by default: a query matching more ranks its 10,000 most recent. */
+export const SEARCH_CANDIDATES = 10_000
 
 /** The absolute database path of a location (`sqlite:PATH` or a bare path). */
 export const databaseOf = (location: string): string =>
@@ -100,6 +108,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
       (c) => Effect.sync(() => c.close())
     )
     const id = Symbol("SqliteStore")
+    const candidates = Math.max(1, options.searchCandidates ?? SEARCH_CANDIDATES)
 
     const serve = (r: SessionRef.SessionRef) =>
       r._tag === "Sqlite"
@@ -363,7 +372,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
             Effect.forEach(dbs, (db) =>
               run(db, "search", () => {
                 db.catchUp()
-                return db.search(query.text, query.limit ?? 20).map((hit): SearchHit => ({
+                return db.search(query.text, query.limit ?? 20, candidates).map((hit): SearchHit => ({
                   ref: ref(db.path, hit.session),
                   entryId: hit.entry_id,
                   role: hit.role,

@@ -259,6 +259,30 @@ describe("SqliteStore", () => {
       })
     ))
 
+  it.live("search ranks only the searchCandidates matches last in storage order; each hit its own snippet", () =>
+    Effect.gen(function*() {
+      const file = freshDb()
+      const texts = ["zebra zebra zebra oldest", "zebra one middle", "zebra two newest", "no match here"]
+      yield* withStore((store) =>
+        Effect.forEach(
+          texts,
+          (text, i) =>
+            create(store, SqliteStore.ref(file, `s${i}`), [header(`s${i}`), message(`m${i}`, null, "user", text)])
+        )
+      )
+      const location = `sqlite:${file}`
+      const all = yield* withStore((store) => store.search!({ text: "zebra", location }))
+      // every match ranked: the densest (oldest) first, then the rest by bm25, ties by storage order
+      expect(all.map((h) => h.entryId)).toEqual(["m0", "m1", "m2"])
+      for (const hit of all) expect(hit.snippet).toContain(texts[Number(hit.entryId.slice(1))]!.split(" ").at(-1))
+      const capped = yield* Effect.scoped(
+        Effect.flatMap(SqliteStore.make({ searchCandidates: 2 }), (store) => store.search!({ text: "zebra", location }))
+      )
+      // only the two last written are ranked, with the same scores as in the full ranking
+      expect(capped.map((h) => h.entryId)).toEqual(["m1", "m2"])
+      expect(capped.map((h) => h.score)).toEqual(all.slice(1).map((h) => h.score))
+    }))
+
   it.live("a hold excludes another store instance until released; a dead holder's lease is taken over; a live one times out naming it", () =>
     Effect.gen(function*() {
       const file = freshDb()

@@ -256,9 +256,20 @@ export class Db {
     }))
   }
 
-  /** Full-text search (FTS5 syntax), best first. */
-  search(query: string, limit: number): Array<SearchRow> {
-    return this.st.search.all(query, limit) as Array<SearchRow>
+  /**
+   * Full-text search (FTS5 syntax), best first by bm25, ties by storage order. Only the
+   * `candidates` matches last in storage order (sessions in the order they were first written,
+   * each session's rows in order: the most recent `candidates` of an append-only use) are ranked:
+   * a query matching at most that many is ranked exactly as `ORDER BY rank` ranks it, a word in
+   * most messages costs `candidates` scores instead of one per match. Snippets only for the hits.
+   */
+  search(query: string, limit: number, candidates: number): Array<SearchRow> {
+    const top = this.st.searchTop.all(query, candidates, limit) as Array<[rowid: number, score: number]>
+    return top.map(([rowid, score]) => {
+      // a bigint: FTS5 ignores `rowid = ?` bound to a JS number (a REAL) and returns the first match
+      const hit = this.st.searchHit.get(query, BigInt(rowid)) as Omit<SearchRow, "score">
+      return { ...hit, score: -score }
+    })
   }
 
   /**
@@ -418,10 +429,16 @@ const prepare = (db: Database.Database) => ({
      FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
   ).raw(true),
   mostRecent: db.prepare("SELECT id FROM sessions WHERE is_session = 1 ORDER BY touched DESC LIMIT 1"),
-  search: db.prepare(
-    `SELECT session, entry_id, role, timestamp, snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet,
-       -bm25(messages_fts) AS score
-     FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?`
+  // the last `?` matches in storage order, each scored by bm25 (global statistics: the scores of
+  // a full ranking), the best `?` of them; a rowid is `sid << 32 | seq`, safe as a JS number
+  searchTop: db.prepare(
+    `SELECT rowid, score FROM (
+       SELECT rowid, bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
+     ) ORDER BY score, rowid LIMIT ?`
+  ).raw(true),
+  searchHit: db.prepare(
+    `SELECT session, entry_id, role, timestamp, snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet
+     FROM messages_fts WHERE messages_fts MATCH ? AND rowid = ?`
   ),
   holder: db.prepare("SELECT token, pid, host, acquired_ms FROM holds WHERE session = ?"),
   hold: db.prepare(
