@@ -54,7 +54,15 @@ export const SCHEMA_TOO_NEW = Connections.SCHEMA_TOO_NEW
 export interface Options {
   /** How long a write waits for another process's transaction (SQLite's busy timeout; default 5000 ms). */
   readonly busyTimeoutMs?: number
+  /**
+   * How many matches of a search are ranked (default {@link SEARCH_CANDIDATES}): those last in
+   * storage order (the most recently written sessions, each one's latest messages), by bm25.
+   */
+  readonly searchCandidates?: number
 }
+
+/** How many matches a search ranks by default: a query matching more ranks its 10,000 most recent. */
+export const SEARCH_CANDIDATES = 10_000
 
 /** The absolute database path of a location (`sqlite:PATH` or a bare path). */
 export const databaseOf = (location: string): string =>
@@ -71,23 +79,25 @@ export const addressing: Pick<TranscriptStoreShape, "resolveLocation" | "locatio
   positionAfter: StoreRows.positionAfter
 }
 
-const summaryOf = (path: string, row: Listed): SessionSummary => {
+const summaryOf = (path: string, prefix: string, row: Listed): SessionSummary => {
   const [id, headerId, cwd, name, parentSession, createdMs, modifiedMs, lastActivityMs, count, first, text] = row
-  const sessionRef: SessionRef.SqliteRef = { _tag: "Sqlite", path, id }
   const created = createdMs ?? modifiedMs
-  return {
-    ref: sessionRef,
-    path: SessionRef.format(sessionRef),
+  // no spreads (10,000 sessions are a listing); the keys in the JSONL catalog's order (what
+  // `ls --json` prints), its optional fields absent rather than undefined
+  const summary: { -readonly [K in keyof SessionSummary]?: SessionSummary[K] } = {
+    ref: { _tag: "Sqlite", path, id },
+    path: prefix + encodeURIComponent(id),
     id: headerId ?? id,
-    cwd: cwd ?? "",
-    ...(name === null ? {} : { name }),
-    ...(parentSession === null ? {} : { parentSessionPath: parentSession }),
-    created: new Date(created),
-    modified: new Date(lastActivityMs ?? created),
-    messageCount: count,
-    firstMessage: first ?? "(no messages)",
-    allMessagesText: text
+    cwd: cwd ?? ""
   }
+  if (name !== null) summary.name = name
+  if (parentSession !== null) summary.parentSessionPath = parentSession
+  summary.created = new Date(created)
+  summary.modified = new Date(lastActivityMs ?? created)
+  summary.messageCount = count
+  summary.firstMessage = first ?? "(no messages)"
+  summary.allMessagesText = text
+  return summary as SessionSummary
 }
 
 /** The store (its databases are closed with the scope). */
@@ -98,6 +108,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
       (c) => Effect.sync(() => c.close())
     )
     const id = Symbol("SqliteStore")
+    const candidates = Math.max(1, options.searchCandidates ?? SEARCH_CANDIDATES)
 
     const serve = (r: SessionRef.SessionRef) =>
       r._tag === "Sqlite"
@@ -322,14 +333,19 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
         Effect.flatMap(
           databases(query.location),
           (dbs) =>
-            Effect.forEach(dbs, (db) => run(db, "list", () => db.list().map((row) => summaryOf(db.path, row)))).pipe(
-              Effect.map((found) => {
-                const all = found.flat()
-                if (dbs.length > 1) all.sort((a, b) => b.modified.getTime() - a.modified.getTime())
-                query.onProgress?.(all.length, all.length)
-                return all
-              })
-            )
+            Effect.forEach(dbs, (db) =>
+              run(db, "list", () => {
+                // `SessionRef.format` of each session's reference: the database's part once
+                const prefix = `${scheme}${db.path}#`
+                return db.list().map((row) => summaryOf(db.path, prefix, row))
+              })).pipe(
+                Effect.map((found) => {
+                  const all = found.flat()
+                  if (dbs.length > 1) all.sort((a, b) => b.modified.getTime() - a.modified.getTime())
+                  query.onProgress?.(all.length, all.length)
+                  return all
+                })
+              )
         ),
       mostRecent: (location) =>
         Effect.flatMap(connections.readable(databaseOf(location)), (db) =>
@@ -356,7 +372,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
             Effect.forEach(dbs, (db) =>
               run(db, "search", () => {
                 db.catchUp()
-                return db.search(query.text, query.limit ?? 20).map((hit): SearchHit => ({
+                return db.search(query.text, query.limit ?? 20, candidates).map((hit): SearchHit => ({
                   ref: ref(db.path, hit.session),
                   entryId: hit.entry_id,
                   role: hit.role,

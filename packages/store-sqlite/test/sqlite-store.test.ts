@@ -192,6 +192,47 @@ describe("SqliteStore", () => {
       })
     ))
 
+  it.live("migrates a version-1 database: the listing then walks the index sessions_listing, newest first, unsorted", () =>
+    Effect.gen(function*() {
+      const file = freshDb()
+      const at = (id: string, ms: number) =>
+        JSON.stringify({
+          type: "message",
+          id: `${id}-m`,
+          parentId: null,
+          timestamp: "2026-05-01T10:00:01.000Z",
+          message: { role: "user", content: id, timestamp: ms }
+        })
+      yield* withStore((store) =>
+        Effect.forEach(
+          [["old", 1_000], ["new", 3_000], ["mid", 2_000]] as const,
+          ([id, ms]) => create(store, SqliteStore.ref(file, id), [header(id), at(id, ms)])
+        )
+      )
+      // back to the schema of version 1: no index, no record of migration 2
+      const v1 = new Database(file)
+      v1.exec("DROP INDEX sessions_listing; DELETE FROM effect_sql_migrations WHERE migration_id = 2")
+      v1.close()
+      // read-only, it is read as it is (not migrated)
+      const readOnly = yield* withStore((store) =>
+        store.load(SqliteStore.ref(file, "mid"), { cwd: "/", readOnly: true })
+      )
+      expect(readOnly.rows().length).toBe(2)
+      const listed = yield* withStore((store) => store.list({ location: `sqlite:${file}` }))
+      expect(listed.map((s) => s.id)).toEqual(["new", "mid", "old"])
+      const db = new Database(file, { readonly: true })
+      const plan = db.prepare(
+        `EXPLAIN QUERY PLAN SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms,
+           last_activity_ms, message_count, first_message, all_text
+         FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
+      ).all() as Array<{ detail: string }>
+      const version = db.prepare("SELECT max(migration_id) FROM effect_sql_migrations").pluck().get()
+      db.close()
+      expect(version).toBe(2)
+      expect(plan.map((step) => step.detail).join("; ")).toContain("USING INDEX sessions_listing")
+      expect(plan.map((step) => step.detail).join("; ")).not.toContain("TEMP B-TREE")
+    }))
+
   it.live("search finds messages by text, ranked, with a snippet marking the match", () =>
     withStore((store) =>
       Effect.gen(function*() {
@@ -217,6 +258,30 @@ describe("SqliteStore", () => {
         expect(yield* store.search!({ text: "nothing", location: `sqlite:${file}` })).toHaveLength(0)
       })
     ))
+
+  it.live("search ranks only the searchCandidates matches last in storage order; each hit its own snippet", () =>
+    Effect.gen(function*() {
+      const file = freshDb()
+      const texts = ["zebra zebra zebra oldest", "zebra one middle", "zebra two newest", "no match here"]
+      yield* withStore((store) =>
+        Effect.forEach(
+          texts,
+          (text, i) =>
+            create(store, SqliteStore.ref(file, `s${i}`), [header(`s${i}`), message(`m${i}`, null, "user", text)])
+        )
+      )
+      const location = `sqlite:${file}`
+      const all = yield* withStore((store) => store.search!({ text: "zebra", location }))
+      // every match ranked: the densest (oldest) first, then the rest by bm25, ties by storage order
+      expect(all.map((h) => h.entryId)).toEqual(["m0", "m1", "m2"])
+      for (const hit of all) expect(hit.snippet).toContain(texts[Number(hit.entryId.slice(1))]!.split(" ").at(-1))
+      const capped = yield* Effect.scoped(
+        Effect.flatMap(SqliteStore.make({ searchCandidates: 2 }), (store) => store.search!({ text: "zebra", location }))
+      )
+      // only the two last written are ranked, with the same scores as in the full ranking
+      expect(capped.map((h) => h.entryId)).toEqual(["m1", "m2"])
+      expect(capped.map((h) => h.score)).toEqual(all.slice(1).map((h) => h.score))
+    }))
 
   it.live("a hold excludes another store instance until released; a dead holder's lease is taken over; a live one times out naming it", () =>
     Effect.gen(function*() {

@@ -95,7 +95,7 @@ export const make = (options: { readonly busyTimeoutMs: number }): Effect.Effect
         const version = yield* attempt(path, "open", () => Schema.versionOf(db.handle)).pipe(
           Effect.tapError(() => Effect.sync(() => db.close()))
         )
-        if (version !== Schema.LATEST) {
+        if (version < Schema.READABLE_FROM || version > Schema.LATEST) {
           db.close()
           if (version > Schema.LATEST) return yield* tooNew(path, version)
           if (version === 0) return undefined

@@ -48,9 +48,7 @@ export type Listed = readonly [
   last_activity_ms: number | null,
   message_count: number,
   first_message: string | null,
-  all_text: string,
-  listed_ms: number,
-  touched: number
+  all_text: string
 ]
 
 /** The outcome of a write of rows. */
@@ -239,10 +237,9 @@ export class Db {
 
   /** Every session whose first row is a header, newest first (by last activity, else creation, else write). */
   list(): Array<Listed> {
-    // arrays, not objects (half the cost for 10,000 sessions), sorted here: SQLite's sorter would
-    // copy every selected column of every session first
-    const raw = this.st.list.raw(true).all() as Array<Listed>
-    return raw.sort((a, b) => b[11] - a[11] || b[12] - a[12])
+    // arrays, not objects (half the cost for 10,000 sessions), in the order of the index
+    // `sessions_listing` (no sort; a version-1 database read-only, without it, is sorted by SQLite)
+    return this.st.list.all() as Array<Listed>
   }
 
   /** The session written last (whose first row is a header). */
@@ -259,9 +256,20 @@ export class Db {
     }))
   }
 
-  /** Full-text search (FTS5 syntax), best first. */
-  search(query: string, limit: number): Array<SearchRow> {
-    return this.st.search.all(query, limit) as Array<SearchRow>
+  /**
+   * Full-text search (FTS5 syntax), best first by bm25, ties by storage order. Only the
+   * `candidates` matches last in storage order (sessions in the order they were first written,
+   * each session's rows in order: the most recent `candidates` of an append-only use) are ranked:
+   * a query matching at most that many is ranked exactly as `ORDER BY rank` ranks it, a word in
+   * most messages costs `candidates` scores instead of one per match. Snippets only for the hits.
+   */
+  search(query: string, limit: number, candidates: number): Array<SearchRow> {
+    const top = this.st.searchTop.all(query, candidates, limit) as Array<[rowid: number, score: number]>
+    return top.map(([rowid, score]) => {
+      // a bigint: FTS5 ignores `rowid = ?` bound to a JS number (a REAL) and returns the first match
+      const hit = this.st.searchHit.get(query, BigInt(rowid)) as Omit<SearchRow, "score">
+      return { ...hit, score: -score }
+    })
   }
 
   /**
@@ -417,14 +425,20 @@ const prepare = (db: Database.Database) => ({
   backups: db.prepare("SELECT name, rows, torn FROM backups WHERE session = ? ORDER BY rowid"),
   list: db.prepare(
     `SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,
-       first_message, all_text, listed_ms, touched
-     FROM sessions WHERE is_session = 1`
-  ),
+       first_message, all_text
+     FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
+  ).raw(true),
   mostRecent: db.prepare("SELECT id FROM sessions WHERE is_session = 1 ORDER BY touched DESC LIMIT 1"),
-  search: db.prepare(
-    `SELECT session, entry_id, role, timestamp, snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet,
-       -bm25(messages_fts) AS score
-     FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?`
+  // the last `?` matches in storage order, each scored by bm25 (global statistics: the scores of
+  // a full ranking), the best `?` of them; a rowid is `sid << 32 | seq`, safe as a JS number
+  searchTop: db.prepare(
+    `SELECT rowid, score FROM (
+       SELECT rowid, bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
+     ) ORDER BY score, rowid LIMIT ?`
+  ).raw(true),
+  searchHit: db.prepare(
+    `SELECT session, entry_id, role, timestamp, snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet
+     FROM messages_fts WHERE messages_fts MATCH ? AND rowid = ?`
   ),
   holder: db.prepare("SELECT token, pid, host, acquired_ms FROM holds WHERE session = ?"),
   hold: db.prepare(

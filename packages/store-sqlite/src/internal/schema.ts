@@ -83,11 +83,22 @@ export const migrations = {
       text, session UNINDEXED, entry_id UNINDEXED, role UNINDEXED, timestamp UNINDEXED,
       tokenize = 'unicode61 remove_diacritics 2'
     )`
+  ),
+  // the listing's order (newest first, then last written): SQLite walks this index instead of
+  // sorting, and only sessions whose first row is a header are in it
+  "2_listing_index": statements(
+    `CREATE INDEX sessions_listing ON sessions (listed_ms DESC, touched DESC) WHERE is_session = 1`
   )
 } as const
 
 /** The schema version this code writes (the latest migration's id). */
 export const LATEST = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
+
+/**
+ * The oldest schema a read-only connection reads as it is: migration 2 only adds an index (a
+ * listing of a version-1 database read-only is sorted by SQLite instead).
+ */
+export const READABLE_FROM = 1
 
 /** The latest migration recorded in a database (`0`: none; no schema yet). */
 export const versionOf = (db: Database.Database): number => {
