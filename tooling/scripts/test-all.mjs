@@ -18,9 +18,21 @@ const packages = [...readdirSync(packagesDir).map((name) => join(packagesDir, na
 
 for (const dir of packages) rmSync(join(dir, ".vitest-results"), { recursive: true, force: true })
 
+// three tasks at a time: the suites with real processes, kills, a database server and its restarts
+// are bounded in time with wide margins, and ten suites at once on two cores ate those margins
 const turbo = spawnSync(
   "pnpm",
-  ["exec", "turbo", "run", "check", "test", "--continue", "--output-logs=new-only", ...process.argv.slice(2)],
+  [
+    "exec",
+    "turbo",
+    "run",
+    "check",
+    "test",
+    "--continue",
+    "--concurrency=3",
+    "--output-logs=new-only",
+    ...process.argv.slice(2)
+  ],
   {
     cwd: root,
     stdio: "inherit",
