@@ -327,7 +327,11 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
         const index = lines.findIndex((line) => line.includes("\n"))
         if (index !== -1) {
           return Either.left(
-            new FileSystemError({ path: abs, operation: "append", detail: `line ${index} of the batch contains a newline` })
+            new FileSystemError({
+              path: abs,
+              operation: "append",
+              detail: `line ${index} of the batch contains a newline`
+            })
           )
         }
         return handle.unsafeAppend(Buffer.from(lines.length === 1 ? lines[0]! + "\n" : lines.join("\n") + "\n"))

@@ -30,7 +30,11 @@ const counting = () => {
   const counts = { tries: 0, fast: 0, slow: 0 }
   const wrap = Effect.updateService(TranscriptLock, (lock) => ({
     ...lock,
-    withLock: <A, E, R>(file: string, effect: Effect.Effect<A, E, R>, options?: Parameters<typeof lock.withLock>[2]) => {
+    withLock: <A, E, R>(
+      file: string,
+      effect: Effect.Effect<A, E, R>,
+      options?: Parameters<typeof lock.withLock>[2]
+    ) => {
       counts.slow += 1
       return lock.withLock(file, effect, options)
     },
@@ -94,9 +98,10 @@ describe("appends outside withWriteLock: one synchronous step, else the hold as 
       const id2 = yield* Fiber.join(append)
       expect(messagesOf(file)).toEqual(["1", "held", "2"])
       // the foreign row was folded in without moving this manager's leaf
-      expect(sm.getEntries().map((e) => e.type === "message" ? (e.message as { content: string }).content : "")).toEqual(
-        ["1", "held", "2"]
-      )
+      expect(sm.getEntries().map((e) => e.type === "message" ? (e.message as { content: string }).content : ""))
+        .toEqual(
+          ["1", "held", "2"]
+        )
       expect(sm.getLeafId()).toBe(id2)
       expect(fs.existsSync(file + ".lock")).toBe(false)
     }).pipe(wrap, Effect.provide(SessionStore.layerNode))
@@ -123,7 +128,10 @@ describe("appends outside withWriteLock: one synchronous step, else the hold as 
   it.live("another process holding the lock file: no write beside it; the append waits (here: times out)", () => {
     const { counts, wrap } = counting()
     return Effect.gen(function*() {
-      const sm = yield* SessionManager.create("/p", tempDir(), { eagerFlush: true, lock: { timeoutMs: 400, retryMs: 20 } })
+      const sm = yield* SessionManager.create("/p", tempDir(), {
+        eagerFlush: true,
+        lock: { timeoutMs: 400, retryMs: 20 }
+      })
       yield* sm.appendMessage(user("1"))
       const file = sm.getSessionFile()!
       const lockPath = fs.realpathSync(file) + ".lock"
@@ -136,7 +144,9 @@ describe("appends outside withWriteLock: one synchronous step, else the hold as 
       const child = Children.start(["-e", script], false)
       try {
         yield* Effect.promise(async () => {
-          for (let i = 0; i < 400 && !child.output.includes("held") && child.process.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50))
+          for (let i = 0; i < 400 && !child.output.includes("held") && child.process.exitCode === null; i++) {
+            await new Promise((r) => setTimeout(r, 50))
+          }
         })
         expect(child.output).toBe("held\n")
         const sizeBefore = fs.statSync(file).size
@@ -202,9 +212,10 @@ describe("appends outside withWriteLock: one synchronous step, else the hold as 
       yield* sm.appendMessage(user("c"))
       expect(counts.slow - before.slow).toBe(1)
       expect(messagesOf(file)).toEqual(["b", "c"])
-      expect(sm.getEntries().map((e) => e.type === "message" ? (e.message as { content: string }).content : "")).toEqual(
-        ["b", "c"]
-      )
+      expect(sm.getEntries().map((e) => e.type === "message" ? (e.message as { content: string }).content : ""))
+        .toEqual(
+          ["b", "c"]
+        )
     }).pipe(wrap, Effect.provide(SessionStore.layerNode))
   })
 
