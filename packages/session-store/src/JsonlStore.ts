@@ -19,7 +19,7 @@ import { loadActive } from "./internal/jsonl/active.js"
 import * as Cache from "./internal/jsonl/cache.js"
 import { fromCursor } from "./internal/jsonl/cursor.js"
 import * as Env from "./internal/jsonl/env.js"
-import { changesOf, exclusive, positionAfter } from "./internal/jsonl/held.js"
+import { appendLocked, changesOf, exclusive, positionAfter } from "./internal/jsonl/held.js"
 import { load } from "./internal/jsonl/load.js"
 import { search } from "./internal/jsonl/search.js"
 import * as SessionCatalog from "./SessionCatalog.js"
@@ -93,6 +93,8 @@ export const make = (options: Options = {}): Effect.Effect<
         }),
       exclusive: (ref, use, exclusiveOptions) =>
         Effect.flatMap(fileOf(ref), (f) => exclusive(env, f, use, exclusiveOptions)),
+      unsafeAppendLocked: (fiber, ref, cursor, rows, writeOptions) =>
+        appendLocked(env, fiber, ref, cursor, rows, writeOptions),
       list,
       search: (query) => search(env, list(query.location === undefined ? {} : { location: query.location }), query),
       mostRecent: (location) =>

@@ -51,6 +51,14 @@ export interface AppendOptions {
   readonly known?: KnownEnd | undefined
 }
 
+/** A transcript opened by `unsafeOpenKnown`: one append of whole lines (no `\n` inside), then close. */
+export interface KnownAppender {
+  /** ONE write of the lines, each with its `\n` (never throws: a line with a `\n` or a failed write is a `Left`). */
+  readonly unsafeAppend: (lines: ReadonlyArray<string>) => Either.Either<AppendResult, FileSystemError>
+  /** Closes the file; idempotent, never throws. */
+  readonly unsafeClose: () => void
+}
+
 /**
  * A transcript held open for appends (O_APPEND) by a writer that knows the file ends with `\n`
  * (it wrote last, under the lock it still holds): each append is ONE write, without the
@@ -138,6 +146,12 @@ export interface TranscriptFileShape {
     lines: ReadonlyArray<string>,
     options?: AppendOptions
   ) => Effect.Effect<AppendResult, FileNotFoundError | FileSystemError>
+  /**
+   * Optional: opens the existing file for ONE append of whole lines, synchronously, only when it
+   * is still exactly `known` (as verified under the lock); `undefined` when it is not or when the
+   * backend has no synchronous path (the caller then takes `append`). The caller closes it.
+   */
+  readonly unsafeOpenKnown?: (path: string, known: KnownEnd) => KnownAppender | undefined
   /** Opens an existing file for appends of whole lines without a read-back per write; the caller closes it. */
   readonly openAppend: (
     path: string,
@@ -300,6 +314,32 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       })
     })
 
+  const openKnown = backend.unsafeOpenKnown
+  const unsafeOpenKnown = openKnown === undefined ? undefined : (
+    path: string,
+    known: KnownEnd
+  ): KnownAppender | undefined => {
+    const abs = backend.resolve(path)
+    const handle = openKnown(abs, known)
+    if (handle === undefined) return undefined
+    return {
+      unsafeAppend: (lines) => {
+        const index = lines.findIndex((line) => line.includes("\n"))
+        if (index !== -1) {
+          return Either.left(
+            new FileSystemError({
+              path: abs,
+              operation: "append",
+              detail: `line ${index} of the batch contains a newline`
+            })
+          )
+        }
+        return handle.unsafeAppend(Buffer.from(lines.length === 1 ? lines[0]! + "\n" : lines.join("\n") + "\n"))
+      },
+      unsafeClose: handle.unsafeClose
+    }
+  }
+
   const openAppend = (path: string, options: { readonly durability?: Durability } = {}) =>
     Effect.suspend(() => {
       const abs = backend.resolve(path)
@@ -363,6 +403,7 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
     bytes,
     readFrom,
     append,
+    ...(unsafeOpenKnown === undefined ? {} : { unsafeOpenKnown }),
     openAppend,
     rawLines,
     replace,

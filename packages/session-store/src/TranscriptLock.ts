@@ -91,6 +91,18 @@ export interface TranscriptLockShape {
   ) => Effect.Effect<Option.Option<HolderInfo>, FileSystemError | LockUnusableError>
   /** Whether the current fiber holds the lock of `path`. */
   readonly isHeld: (path: string) => Effect.Effect<boolean>
+  /**
+   * Optional: takes the lock of `path` at once, synchronously, for `fiber`, when nothing waits:
+   * the in-process gate is free (no fiber holds or waits for it, so never re-entrant) and the lock
+   * file is created on the first attempt. Gives the release to call, synchronously, before the
+   * caller yields (remove-if-still-ours, gate left); `undefined` when it cannot (contended,
+   * anything unusual: take the lock with `withLock`). Nothing else may run between the two.
+   */
+  readonly unsafeTryLock?: (
+    fiber: Fiber.RuntimeFiber<unknown, unknown>,
+    path: string,
+    options?: LockOptions
+  ) => (() => void) | undefined
 }
 
 /** The TranscriptLock service tag. */
@@ -201,15 +213,20 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       Effect.flatMap(Effect.fail)
     )
 
+  /** Lets go of the lock file (if it is still ours) and leaves the gate (the last acquisition's release). */
+  const releaseNow = (held: HeldLock): void => {
+    registry.held.delete(held.lockPath)
+    backend.unregisterHeld(held.lockPath)
+    backend.removeLockFile(held.lockPath, held.token, held.content)
+    LockGate.leave(registry, held.lockPath)
+  }
+
   /** Lets go of one acquisition: the last one removes the lock file (if it is still ours), then leaves the gate. */
   const releaseOne = (held: HeldLock) =>
     Effect.suspend(() => {
       held.count -= 1
       if (held.count > 0) return Effect.void
-      registry.held.delete(held.lockPath)
-      backend.unregisterHeld(held.lockPath)
-      backend.removeLockFile(held.lockPath, held.token, held.content)
-      LockGate.leave(registry, held.lockPath)
+      releaseNow(held)
       return FiberRef.update(registry.owned, (owned) => disowned(owned, held.lockPath))
     })
 
@@ -373,7 +390,27 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
       return owned.has(lockPath) && registry.held.has(lockPath)
     }))
 
-  return { acquire, withLock, inspect, isHeld } satisfies TranscriptLockShape
+  // the gate entered and the file created in one synchronous step; the fiber never becomes the
+  // owner (its FiberRef is untouched): the caller lets go before anything else can run
+  const unsafeTryLock = (fiber: Fiber.RuntimeFiber<unknown, unknown>, path: string, options?: LockOptions) => {
+    const lockPath = lockPathOf(backend, path)
+    if (registry.held.has(lockPath) || !LockGate.tryEnter(registry, lockPath)) return undefined
+    const created = createNow(fiber, path, lockPath, resolveOptions(options))
+    if (Either.isLeft(created) || created.right === undefined) {
+      LockGate.leave(registry, lockPath)
+      return undefined
+    }
+    const held = registry.held.get(lockPath)!
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      held.count -= 1
+      if (held.count === 0) releaseNow(held)
+    }
+  }
+
+  return { acquire, withLock, inspect, isHeld, unsafeTryLock } satisfies TranscriptLockShape
 })
 
 /** The Node layer (node:fs, /proc starttime, exit and signal cleanup). */

@@ -18,6 +18,7 @@ import type { Entry, Line, SessionState } from "@branchlog/session-core"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
+import type * as Fiber from "effect/Fiber"
 import type * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
@@ -359,6 +360,21 @@ export interface TranscriptStoreShape {
     use: (held: Held) => Effect.Effect<A, E, R>,
     options?: { readonly lock?: TranscriptLock.LockOptions }
   ) => Effect.Effect<A, E | StoreFailure, R>
+  /**
+   * Optional fast path for one write outside any hold: in ONE synchronous step, takes the hold if
+   * nobody holds or waits for it, checks that the session is exactly as `cursor` saw it, appends
+   * the texts `rows()` builds then (at most once, after the check; `[]` writes nothing) and lets
+   * go. `undefined` when it cannot do so at once (contended, changed since `cursor`, durability
+   * `"fsync"`, anything unusual: nothing was written, `rows` was not called or its texts were
+   * dropped; the caller takes `exclusive`). A store without such a path leaves it out.
+   */
+  readonly unsafeAppendLocked?: (
+    fiber: Fiber.RuntimeFiber<unknown, unknown>,
+    ref: SessionRef.SessionRef,
+    cursor: Cursor,
+    rows: () => ReadonlyArray<string>,
+    options?: WriteOptions & { readonly lock?: TranscriptLock.LockOptions | undefined }
+  ) => Either.Either<Appended, StoreFailure> | undefined
   /** The sessions of a location (or all), newest first, with their summary fields. */
   readonly list: (query: ListQuery) => Effect.Effect<Array<SessionSummary>, StoreFailure>
   /** The most recently modified session of a location. */

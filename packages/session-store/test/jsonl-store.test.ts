@@ -133,6 +133,11 @@ describe("JsonlStore, the file backend of TranscriptStore (real files)", () => {
           withLock: (file, effect, options) => {
             seen.push(options?.timeoutMs ?? -1)
             return lock.withLock(file, effect, { ...options, timeoutMs: 1234 })
+          },
+          // the uncontended one-step path of an append outside any hold goes through it too
+          unsafeTryLock: (fiber, file, options) => {
+            seen.push(options?.timeoutMs ?? -1)
+            return lock.unsafeTryLock?.(fiber, file, { ...options, timeoutMs: 1234 })
           }
         }))
       )

@@ -88,6 +88,14 @@ export interface AppendHandle {
   readonly close: Effect.Effect<void>
 }
 
+/** A file opened by `unsafeOpenKnown`, exactly as known: one append, then close. */
+export interface KnownAppendHandle {
+  /** ONE write of `bytes` (whole lines) at the end, and the file's stat right after it (never throws). */
+  readonly unsafeAppend: (bytes: Uint8Array) => Either.Either<AppendOutcome, FileSystemError>
+  /** Closes the file; idempotent, never throws. */
+  readonly unsafeClose: () => void
+}
+
 /** The bytes of a small file plus its identity (for remove-if-unchanged). */
 export interface FileContent {
   readonly bytes: Uint8Array
@@ -136,6 +144,13 @@ export interface Backend {
     bytes: Uint8Array,
     options: { readonly fsync: boolean; readonly create: boolean; readonly known?: KnownEnd | undefined }
   ) => Effect.Effect<AppendOutcome, FileNotFoundError | FileSystemError>
+  /**
+   * Optional: opens the existing file at `path` for ONE append, synchronously, only if it is
+   * still exactly `known` (a regular file with that dev, inode, size and mtime: no read-back of
+   * its last byte); `undefined` when it is not or cannot be opened (the caller takes `append`).
+   * Never throws; the caller closes the handle.
+   */
+  readonly unsafeOpenKnown?: (path: string, known: KnownEnd) => KnownAppendHandle | undefined
   /** Opens an existing file for appends (O_APPEND, no create); the caller closes the handle. */
   readonly openAppend: (path: string) => Effect.Effect<AppendHandle, FileNotFoundError | FileSystemError>
   /**

@@ -259,6 +259,55 @@ export const make = (
         },
         catch: orNotFound(path, "append")
       }),
+    unsafeOpenKnown: (path, known) => {
+      let fd: number
+      try {
+        fd = fs.openSync(path, fs.constants.O_APPEND | fs.constants.O_WRONLY)
+      } catch {
+        return undefined
+      }
+      let closed = false
+      const unsafeClose = () => {
+        if (closed) return
+        closed = true
+        try {
+          fs.closeSync(fd)
+        } catch {
+          // nothing to undo: the descriptor is gone either way
+        }
+      }
+      try {
+        const opened = fs.fstatSync(fd, { bigint: true })
+        if (
+          !opened.isFile() || opened.dev !== known.dev || opened.ino !== known.ino ||
+          Number(opened.size) !== known.size || opened.mtimeNs !== known.mtimeNs
+        ) {
+          unsafeClose()
+          return undefined
+        }
+      } catch {
+        unsafeClose()
+        return undefined
+      }
+      return {
+        unsafeAppend: (bytes) => {
+          try {
+            writeFully(fd, bytes)
+            const stat = toStat(fs.fstatSync(fd, { bigint: true }))
+            return Either.right({
+              offset: stat.size - bytes.length,
+              bytesWritten: bytes.length,
+              prefixedNewline: false,
+              size: stat.size,
+              stat
+            })
+          } catch (error) {
+            return Either.left(fsError(path, "append", error))
+          }
+        },
+        unsafeClose
+      }
+    },
     openAppend: (path) =>
       Effect.try({
         try: () => makeAppendHandle(path, fs.openSync(path, fs.constants.O_APPEND | fs.constants.O_WRONLY)),

@@ -8,6 +8,7 @@
 import type { Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as FileSnapshot from "../../FileSnapshot.js"
 import * as OversizedLine from "../../OversizedLine.js"
@@ -347,5 +348,65 @@ const makeHeld = (env: Env, ref: SessionRef.FileRef, hold: HoldState): Held => {
         if (cursor !== undefined) wrote(cursor)
         return { backup, loaded }
       })
+  }
+}
+
+/**
+ * The store's `unsafeAppendLocked` (a writer without a hold: `SessionManager` outside
+ * `withWriteLock`): in one synchronous step, the transcript lock taken at once (gate free, lock
+ * file created exclusively on the first try), the file opened and found exactly as `cursor`
+ * verified it (dev, inode, size, mtime; its tail ending with `\n`), the rows built and written in
+ * one write, the snapshot after it derived from the write's own stat, the descriptor closed and
+ * the lock let go (its file removed only while it still holds our token). `undefined` whenever
+ * any of that cannot be done at once: nothing was written and the caller takes the hold.
+ */
+export const appendLocked = (
+  env: Env,
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  ref: SessionRef.SessionRef,
+  cursor: Cursor,
+  rows: () => ReadonlyArray<string>,
+  options?: WriteOptions & { readonly lock?: TranscriptLock.LockOptions | undefined }
+): Either.Either<Appended, StoreFailure> | undefined => {
+  if (ref._tag !== "File" || options?.durability === "fsync") return undefined
+  const jc = fromCursor(cursor)
+  const known = knownEnd(jc)
+  const openKnown = env.files.unsafeOpenKnown
+  if (jc === undefined || known === undefined || openKnown === undefined) return undefined
+  const tail = jc.tail!
+  // the derived snapshot needs the whole hashed window of the file before (as `afterAppend` checks)
+  if (known.tailLength !== tail.length || known.tailLength !== Math.min(FileSnapshot.DEFAULT_TAIL_BYTES, known.size)) {
+    return undefined
+  }
+  const tryLock = env.locksIn(fiber.currentContext).unsafeTryLock
+  if (tryLock === undefined) return undefined
+  const path = ref.path
+  const release = tryLock(fiber, path, options?.lock)
+  if (release === undefined) return undefined
+  try {
+    const file = openKnown(path, known)
+    if (file === undefined) return undefined
+    try {
+      const texts = rows()
+      if (texts.length === 0) return Either.right({ cursor, positions: [], end: jc.end })
+      const written = file.unsafeAppend(texts)
+      if (Either.isLeft(written)) return Either.left(written.left)
+      const result = written.right
+      const { end, positions } = positionsOf({ line: jc.end.line, offset: result.offset }, texts)
+      const text = texts.length === 1 ? texts[0]! + "\n" : texts.join("\n") + "\n"
+      const derived = result.stat === undefined || result.offset !== known.size
+        ? undefined
+        : FileSnapshot.afterAppend(known.path, { snapshot: known, tail }, text, result.stat)
+      // not derivable (someone wrote beside the lock): no snapshot, so the next check re-reads the file
+      const next = derived === undefined
+        ? new JsonlCursor(undefined, { line: end.line, offset: result.size }, false)
+        : new JsonlCursor(derived.snapshot, { line: end.line, offset: result.size }, false, derived.tail)
+      env.lastWrite.set(env.keyOf(path), next)
+      return Either.right({ cursor: toCursor(next), positions, end: next.end })
+    } finally {
+      file.unsafeClose()
+    }
+  } finally {
+    release()
   }
 }

@@ -128,11 +128,38 @@ export const commit = (
         ({ flushed, rows }) => Effect.as(notify(core, entriesOf(flushed)), rows)
       )
     }
+    if (core.onDisk && core.pending.length === 0 && core.cursor !== undefined) {
+      const now = appendLocked(fiber, core, build)
+      if (now !== undefined) return now
+    }
     return Effect.flatMap(
       locked(core, (h) => syncAndWrite(core, h, build)),
       ({ flushed, rows }) => Effect.as(notify(core, entriesOf(flushed)), rows)
     )
   })
+
+/**
+ * The unheld fast path: the store's synchronous lock + check + write + release, when it has one
+ * and the session is exactly as this manager's cursor saw it (nothing to catch up with: the rows
+ * are built, at the fiber's `Clock` time, only after that check); `undefined`: take the hold.
+ */
+const appendLocked = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  core: Core,
+  build: (now: number) => ReadonlyArray<OwnRow>
+): Effect.Effect<ReadonlyArray<OwnRow>, WriteError> | undefined => {
+  const store = core.services.store
+  if (store.unsafeAppendLocked === undefined || core.options.durability === "fsync") return undefined
+  let rows: ReadonlyArray<OwnRow> = []
+  const now = store.unsafeAppendLocked(fiber, core.ref!, core.cursor!, () => {
+    rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
+    return rows.map(textOf)
+  }, { durability: "none", lock: core.options.lock })
+  if (now === undefined) return undefined
+  if (Either.isLeft(now)) return Effect.fail(now.left)
+  record(core, rows, now.right)
+  return rows.length === 0 ? Effect.succeed(rows) : Effect.as(notify(core, entriesOf(rows)), rows)
+}
 
 /** Applies rows to the state and keeps them pending (positions continue after the pending ones). */
 const keepPending = (core: Core, rows: ReadonlyArray<OwnRow>): ReadonlyArray<OwnRow> => {
