@@ -64,7 +64,8 @@ export const make = (options: Options = {}): Effect.Effect<
     })
     const withFiles = Effect.provideService(TranscriptFile, files)
     // (`extend`, not a spread: a long `allMessagesText` from the catalog index stays lazy)
-    const summary = (info: SessionCatalog.SessionInfo) => SessionCatalog.extend(info, { ref: SessionRef.file(info.path) })
+    const summary = (info: SessionCatalog.SessionInfo) =>
+      SessionCatalog.extend(info, { ref: SessionRef.file(info.path) })
     const list: TranscriptStoreShape["list"] = (query) =>
       Effect.map(
         query.location === undefined

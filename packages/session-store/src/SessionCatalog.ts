@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import * as CatalogIndex from "./internal/catalogIndex.js"
+import * as CatalogInfo from "./internal/catalogInfo.js"
 import * as OversizedLine from "./OversizedLine.js"
 import * as SessionFiles from "./SessionFiles.js"
 import type { FileSystemError } from "./StoreError.js"
@@ -202,25 +203,10 @@ export const readInfo = (
     return failed ? Option.none() : reader.result(path, mtimeMs)
   })
 
-interface FoundFile {
-  readonly path: string
-  readonly name: string
-  readonly mtimeMs: number
-  readonly size: number
-  readonly stamp: CatalogIndex.Stamp | undefined
-}
-
-interface Folder {
-  readonly dir: string
-  readonly files: ReadonlyArray<FoundFile>
-  /** The catalog index's size, when the folder holds one. */
-  readonly catalogSize: number | undefined
-}
-
 /** The session files of a folder with their mtimes and watermarks, and whether it holds a catalog index. */
 const sessionFiles = (dir: string) =>
   Effect.flatMap(TranscriptFile, (files) =>
-    Effect.map(files.list(dir), (entries): Folder => {
+    Effect.map(files.list(dir), (entries): CatalogInfo.Folder => {
       const resolved = files.resolve(dir)
       const catalog = entries.find((e) => e.isFile && e.name === SessionFiles.CATALOG_NAME)
       return {
@@ -238,16 +224,6 @@ const sessionFiles = (dir: string) =>
       }
     }))
 
-/** A folder's catalog index (an empty one when it has none or it cannot be read or decoded). */
-const readCatalog = (folder: Folder): Effect.Effect<CatalogIndex.Catalog, never, TranscriptFile> =>
-  folder.catalogSize === undefined
-    ? Effect.succeed(new Map())
-    : Effect.flatMap(TranscriptFile, (files) =>
-      files.readRanges(nodePath.join(folder.dir, SessionFiles.CATALOG_NAME), [[0, folder.catalogSize!]]).pipe(
-        Effect.map((chunks) => CatalogIndex.decode(new TextDecoder().decode(chunks[0])) ?? new Map()),
-        Effect.orElseSucceed((): CatalogIndex.Catalog => new Map())
-      ))
-
 /**
  * A copy of a `SessionInfo` with more fields, keeping a lazily read `allMessagesText` lazy (a
  * spread would read it): what listings that add a field (a reference) use.
@@ -258,45 +234,9 @@ export const extend = <A extends object>(info: SessionInfo, more: A): SessionInf
     ...Object.getOwnPropertyDescriptors(more)
   }) as SessionInfo & A
 
-const fromStored = (
-  path: string,
-  stored: CatalogIndex.StoredInfo,
-  readText: () => string
-): SessionInfo => {
-  const info = {
-    path,
-    id: stored.id,
-    cwd: stored.cwd,
-    ...(stored.name === undefined ? {} : { name: stored.name }),
-    ...(stored.parentSessionPath === undefined ? {} : { parentSessionPath: stored.parentSessionPath }),
-    created: new Date(stored.created),
-    modified: new Date(stored.modified),
-    messageCount: stored.messageCount,
-    firstMessage: stored.firstMessage
-  }
-  if (stored.allMessagesText !== undefined) return { ...info, allMessagesText: stored.allMessagesText }
-  let text: string | undefined
-  return Object.defineProperty(info, "allMessagesText", {
-    enumerable: true,
-    get: () => text ??= readText()
-  }) as SessionInfo
-}
-
-const toStored = (info: SessionInfo): CatalogIndex.StoredInfo => ({
-  id: info.id,
-  cwd: info.cwd,
-  name: info.name,
-  parentSessionPath: info.parentSessionPath,
-  created: info.created.getTime(),
-  modified: info.modified.getTime(),
-  messageCount: info.messageCount,
-  firstMessage: info.firstMessage,
-  allMessagesText: info.allMessagesText.length <= CatalogIndex.MAX_STORED_TEXT ? info.allMessagesText : undefined
-})
-
 /** The infos of one folder through its catalog index: only the files whose watermark changed are read. */
 const folderInfos = (
-  folder: Folder,
+  folder: CatalogInfo.Folder,
   at: number,
   mode: "write" | "read" | "off",
   step: () => void,
@@ -304,7 +244,7 @@ const folderInfos = (
 ) =>
   Effect.gen(function*() {
     const files = yield* TranscriptFile
-    const catalog = mode === "off" ? new Map() : yield* readCatalog(folder)
+    const catalog = mode === "off" ? new Map() : yield* CatalogInfo.readCatalog(folder)
     const next: CatalogIndex.Catalog = new Map()
     let changed = catalog.size !== folder.files.length
     const readText = (path: string) => () =>
@@ -318,13 +258,19 @@ const folderInfos = (
         next.set(file.name, entry)
         step()
         return Effect.succeed(
-          entry.info === null ? Option.none() : Option.some(fromStored(file.path, entry.info, readText(file.path)))
+          entry.info === null
+            ? Option.none()
+            : Option.some(CatalogInfo.fromStored(file.path, entry.info, readText(file.path)))
         )
       }
       changed = true
       return Effect.map(readInfo(file.path, file.mtimeMs, file.size), (info) => {
         if (file.stamp !== undefined) {
-          next.set(file.name, { stamp: file.stamp, at, info: Option.isSome(info) ? toStored(info.value) : null })
+          next.set(file.name, {
+            stamp: file.stamp,
+            at,
+            info: Option.isSome(info) ? CatalogInfo.toStored(info.value) : null
+          })
         }
         step()
         return info
@@ -339,7 +285,7 @@ const folderInfos = (
   })
 
 const infos = (
-  folders: ReadonlyArray<Folder>,
+  folders: ReadonlyArray<CatalogInfo.Folder>,
   at: number,
   onProgress: OnProgress | undefined,
   options: CatalogOptions
@@ -355,9 +301,7 @@ const infos = (
       folders,
       (folder) => folderInfos(folder, at, options.index ?? "write", step, options.concurrency ?? 8)
     )).flat()
-    return results.flatMap((info) =>
-      Option.isSome(info) ? [info.value] : []
-    ).sort((a, b) =>
+    return results.flatMap((info) => Option.isSome(info) ? [info.value] : []).sort((a, b) =>
       b.modified.getTime() - a.modified.getTime()
     )
   })
@@ -397,7 +341,7 @@ export const findMostRecent = (dir: string): Effect.Effect<Option.Option<string>
   Effect.gen(function*() {
     const files = yield* TranscriptFile
     const folder = yield* sessionFiles(dir)
-    const catalog = yield* readCatalog(folder)
+    const catalog = yield* CatalogInfo.readCatalog(folder)
     const found = [...folder.files].sort((a, b) => b.mtimeMs - a.mtimeMs)
     for (const file of found) {
       const entry = catalog.get(file.name)

@@ -14,8 +14,8 @@ import * as CatalogIndex from "../src/internal/catalogIndex.js"
 import * as SessionCatalog from "../src/SessionCatalog.js"
 import * as SessionFiles from "../src/SessionFiles.js"
 import * as SessionStore from "../src/SessionStore.js"
-import { TranscriptFile } from "../src/TranscriptFile.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
+import { TranscriptFile } from "../src/TranscriptFile.js"
 import { start } from "./support/children.js"
 import { assistant, entryLine, headerLine, user } from "./support/messages.js"
 
@@ -173,28 +173,40 @@ describe("the catalog index", () => {
       expect(newest).not.toEqual(most)
     }).pipe(Effect.provide(SessionStore.layerNode)))
 
-  it.live("two processes writing the index at once while sessions change: it stays whole and listings stay exact", () =>
-    Effect.gen(function*() {
-      const dir = tempDir()
-      for (let i = 0; i < 40; i++) fs.writeFileSync(path.join(dir, `s${i}.jsonl`), session(`s${String(i).padStart(3, "0")}-x`, 4))
-      ageAll(dir)
-      const children = [start(["test/support/catalogChild.ts", dir, "25"]), start(["test/support/catalogChild.ts", dir, "25"])]
-      // meanwhile: appends and new files
-      for (let i = 0; i < 20; i++) {
-        fs.appendFileSync(path.join(dir, `s${i}.jsonl`), entryLine(`zz${String(i).padStart(6, "0")}`, null, user("more")) + "\n")
-        fs.writeFileSync(path.join(dir, `n${i}.jsonl`), session(`n${String(i).padStart(3, "0")}-y`, 2))
-        yield* Effect.sleep("20 millis")
-      }
-      const codes = yield* Effect.promise(() => Promise.all(children.map((c) => c.exited)))
-      expect(codes, children.map((c) => c.output).join("\n")).toEqual([0, 0])
-      for (const c of children) expect(c.output).toMatch(/done \d+/)
-      const text = fs.readFileSync(path.join(dir, SessionFiles.CATALOG_NAME), "utf8")
-      expect(CatalogIndex.decode(text)).toBeDefined()
-      expect(fs.readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([])
-      const final = yield* same(dir)
-      expect(final.infos.length).toBe(60)
-      ageAll(dir)
-      yield* same(dir)
-      expect((yield* same(dir)).read).toBe(catalogSize(dir))
-    }).pipe(Effect.provide(SessionStore.layerNode)), 120_000)
+  it.live(
+    "two processes writing the index at once while sessions change: it stays whole and listings stay exact",
+    () =>
+      Effect.gen(function*() {
+        const dir = tempDir()
+        for (let i = 0; i < 40; i++) {
+          fs.writeFileSync(path.join(dir, `s${i}.jsonl`), session(`s${String(i).padStart(3, "0")}-x`, 4))
+        }
+        ageAll(dir)
+        const children = [
+          start(["test/support/catalogChild.ts", dir, "25"]),
+          start(["test/support/catalogChild.ts", dir, "25"])
+        ]
+        // meanwhile: appends and new files
+        for (let i = 0; i < 20; i++) {
+          fs.appendFileSync(
+            path.join(dir, `s${i}.jsonl`),
+            entryLine(`zz${String(i).padStart(6, "0")}`, null, user("more")) + "\n"
+          )
+          fs.writeFileSync(path.join(dir, `n${i}.jsonl`), session(`n${String(i).padStart(3, "0")}-y`, 2))
+          yield* Effect.sleep("20 millis")
+        }
+        const codes = yield* Effect.promise(() => Promise.all(children.map((c) => c.exited)))
+        expect(codes, children.map((c) => c.output).join("\n")).toEqual([0, 0])
+        for (const c of children) expect(c.output).toMatch(/done \d+/)
+        const text = fs.readFileSync(path.join(dir, SessionFiles.CATALOG_NAME), "utf8")
+        expect(CatalogIndex.decode(text)).toBeDefined()
+        expect(fs.readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([])
+        const final = yield* same(dir)
+        expect(final.infos.length).toBe(60)
+        ageAll(dir)
+        yield* same(dir)
+        expect((yield* same(dir)).read).toBe(catalogSize(dir))
+      }).pipe(Effect.provide(SessionStore.layerNode)),
+    120_000
+  )
 })
