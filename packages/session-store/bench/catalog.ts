@@ -6,7 +6,7 @@
  * a gate (the machine is shared).
  *
  * Run: `node --conditions=@branchlog/source --import tsx bench/catalog.ts` in this package
- * (`BRANCHLOG_BENCH_SESSIONS=N` for fewer sessions).
+ * (`BRANCHLOG_BENCH_SESSIONS=N` for fewer sessions, `BRANCHLOG_BENCH_RUNS=N` for fewer runs).
  */
 import { ms, ratio, table } from "@branchlog/tooling/bench"
 import type * as Effect from "effect/Effect"
@@ -19,7 +19,7 @@ import * as SessionFiles from "../src/SessionFiles.js"
 import * as SessionStore from "../src/SessionStore.js"
 
 const count = Number(process.env.BRANCHLOG_BENCH_SESSIONS ?? 10_000)
-const runs = 7
+const runs = Number(process.env.BRANCHLOG_BENCH_RUNS ?? 7)
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-catalog-bench-"))
 const runtime = ManagedRuntime.make(SessionStore.layerNode)
 const hourAgo = Date.now() / 1000 - 3600

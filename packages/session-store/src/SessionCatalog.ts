@@ -252,18 +252,22 @@ const folderInfos = (
         onNone: () => "",
         onSome: (info) => info.allMessagesText
       })
-    const results = yield* Effect.forEach(folder.files, (file) => {
+    // the files the index vouches for in a plain loop (no fiber per file), the others read
+    const results = new Array<Option.Option<SessionInfo>>(folder.files.length)
+    const misses: Array<number> = []
+    folder.files.forEach((file, i) => {
       const entry = catalog.get(file.name)
       if (entry !== undefined && file.stamp !== undefined && CatalogIndex.trusted(entry, file.stamp)) {
         next.set(file.name, entry)
         step()
-        return Effect.succeed(
-          entry.info === null
-            ? Option.none()
-            : Option.some(CatalogInfo.fromStored(file.path, entry.info, readText(file.path)))
-        )
-      }
-      changed = true
+        results[i] = entry.info === null
+          ? Option.none()
+          : Option.some(CatalogInfo.fromStored(file.path, entry.info, readText(file.path)))
+      } else misses.push(i)
+    })
+    if (misses.length > 0) changed = true
+    yield* Effect.forEach(misses, (i) => {
+      const file = folder.files[i]!
       return Effect.map(readInfo(file.path, file.mtimeMs, file.size), (info) => {
         if (file.stamp !== undefined) {
           next.set(file.name, {
@@ -273,9 +277,9 @@ const folderInfos = (
           })
         }
         step()
-        return info
+        results[i] = info
       })
-    }, { concurrency })
+    }, { concurrency, discard: true })
     if (mode === "write" && changed && (folder.files.length > 0 || folder.catalogSize !== undefined)) {
       yield* files.writeSideFile(nodePath.join(folder.dir, SessionFiles.CATALOG_NAME), [
         new TextEncoder().encode(CatalogIndex.encode(next))
