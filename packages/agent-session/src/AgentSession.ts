@@ -183,7 +183,8 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
     if (context.model !== null) {
       yield* Effect.ignore(models.setCurrent(context.model.provider, context.model.modelId))
     }
-    if (sm.getBranch().some((e) => e.type === "thinking_level_change")) models.setThinkingLevel(context.thinkingLevel)
+    // (asked of the manager, not of `getBranch`, so that a bounded session stays bounded)
+    if (sm.hasThinkingLevelChange()) models.setThinkingLevel(context.thinkingLevel)
     else yield* sm.appendThinkingLevelChange(models.thinkingLevel())
     // a session made for this agent (a sub-agent's) is written at once, so `create` comes first
     if (options.session?.fresh === true && sm.isPersisted()) yield* sm.flush()

@@ -63,7 +63,9 @@ export const make = (options: Options = {}): Effect.Effect<
       cache: Cache.make(options.cache)
     })
     const withFiles = Effect.provideService(TranscriptFile, files)
-    const summary = (info: SessionCatalog.SessionInfo) => ({ ...info, ref: SessionRef.file(info.path) })
+    // (`extend`, not a spread: a long `allMessagesText` from the catalog index stays lazy)
+    const summary = (info: SessionCatalog.SessionInfo) =>
+      SessionCatalog.extend(info, { ref: SessionRef.file(info.path) })
     const list: TranscriptStoreShape["list"] = (query) =>
       Effect.map(
         query.location === undefined

@@ -8,11 +8,14 @@
  * @since 0.1.0
  */
 import type { Line } from "@branchlog/session-core"
+import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import * as CatalogIndex from "./internal/catalogIndex.js"
+import * as CatalogInfo from "./internal/catalogInfo.js"
 import * as OversizedLine from "./OversizedLine.js"
 import * as SessionFiles from "./SessionFiles.js"
 import type { FileSystemError } from "./StoreError.js"
@@ -51,6 +54,11 @@ export interface CatalogOptions {
   readonly agentDir?: string
   /** Files read at once (default 8). */
   readonly concurrency?: number
+  /**
+   * The folders' catalog indexes (`.branchlog-catalog.json`): `"write"` (default) uses them and
+   * rewrites one whose folder changed, `"read"` uses them and writes none, `"off"` reads every file.
+   */
+  readonly index?: "write" | "read" | "off"
 }
 
 const expandHome = (path: string): string =>
@@ -195,33 +203,109 @@ export const readInfo = (
     return failed ? Option.none() : reader.result(path, mtimeMs)
   })
 
-/** The session files of a folder with their mtimes. */
+/** The session files of a folder with their mtimes and watermarks, and whether it holds a catalog index. */
 const sessionFiles = (dir: string) =>
-  Effect.flatMap(
-    TranscriptFile,
-    (files) =>
-      Effect.map(files.list(dir), (entries) =>
-        entries.filter((e) =>
-          e.isFile && SessionFiles.isSessionFile(e.name)
-        ).map((e) => ({ path: nodePath.join(files.resolve(dir), e.name), mtimeMs: e.mtimeMs, size: e.size })))
-  )
+  Effect.flatMap(TranscriptFile, (files) =>
+    Effect.map(files.list(dir), (entries): CatalogInfo.Folder => {
+      const resolved = files.resolve(dir)
+      const catalog = entries.find((e) => e.isFile && e.name === SessionFiles.CATALOG_NAME)
+      return {
+        dir: resolved,
+        catalogSize: catalog?.size,
+        files: entries.filter((e) => e.isFile && SessionFiles.isSessionFile(e.name)).map((e) => ({
+          path: nodePath.join(resolved, e.name),
+          name: e.name,
+          mtimeMs: e.mtimeMs,
+          size: e.size,
+          stamp: e.mtimeNs === undefined || e.dev === undefined || e.ino === undefined
+            ? undefined
+            : { size: e.size, mtimeNs: e.mtimeNs, dev: e.dev, ino: e.ino }
+        }))
+      }
+    }))
 
-const infos = (
-  found: ReadonlyArray<{ readonly path: string; readonly mtimeMs: number; readonly size: number }>,
-  onProgress: OnProgress | undefined,
+/**
+ * A copy of a `SessionInfo` with more fields, keeping a lazily read `allMessagesText` lazy (a
+ * spread would read it): what listings that add a field (a reference) use.
+ */
+export const extend = <A extends object>(info: SessionInfo, more: A): SessionInfo & A =>
+  Object.defineProperties({}, {
+    ...Object.getOwnPropertyDescriptors(info),
+    ...Object.getOwnPropertyDescriptors(more)
+  }) as SessionInfo & A
+
+/** The infos of one folder through its catalog index: only the files whose watermark changed are read. */
+const folderInfos = (
+  folder: CatalogInfo.Folder,
+  at: number,
+  mode: "write" | "read" | "off",
+  step: () => void,
   concurrency: number
 ) =>
   Effect.gen(function*() {
+    const files = yield* TranscriptFile
+    const catalog = mode === "off" ? new Map() : yield* CatalogInfo.readCatalog(folder)
+    const next: CatalogIndex.Catalog = new Map()
+    let changed = catalog.size !== folder.files.length
+    const readText = (path: string) => () =>
+      Option.match(Effect.runSync(Effect.provideService(readInfo(path), TranscriptFile, files)), {
+        onNone: () => "",
+        onSome: (info) => info.allMessagesText
+      })
+    // the files the index vouches for in a plain loop (no fiber per file), the others read
+    const results = new Array<Option.Option<SessionInfo>>(folder.files.length)
+    const misses: Array<number> = []
+    folder.files.forEach((file, i) => {
+      const entry = catalog.get(file.name)
+      if (entry !== undefined && file.stamp !== undefined && CatalogIndex.trusted(entry, file.stamp)) {
+        next.set(file.name, entry)
+        step()
+        results[i] = entry.info === null
+          ? Option.none()
+          : Option.some(CatalogInfo.fromStored(file.path, entry.info, readText(file.path)))
+      } else misses.push(i)
+    })
+    if (misses.length > 0) changed = true
+    yield* Effect.forEach(misses, (i) => {
+      const file = folder.files[i]!
+      return Effect.map(readInfo(file.path, file.mtimeMs, file.size), (info) => {
+        if (file.stamp !== undefined) {
+          next.set(file.name, {
+            stamp: file.stamp,
+            at,
+            info: Option.isSome(info) ? CatalogInfo.toStored(info.value) : null
+          })
+        }
+        step()
+        results[i] = info
+      })
+    }, { concurrency, discard: true })
+    if (mode === "write" && changed && (folder.files.length > 0 || folder.catalogSize !== undefined)) {
+      yield* files.writeSideFile(nodePath.join(folder.dir, SessionFiles.CATALOG_NAME), [
+        new TextEncoder().encode(CatalogIndex.encode(next))
+      ]).pipe(Effect.ignore)
+    }
+    return results
+  })
+
+const infos = (
+  folders: ReadonlyArray<CatalogInfo.Folder>,
+  at: number,
+  onProgress: OnProgress | undefined,
+  options: CatalogOptions
+) =>
+  Effect.gen(function*() {
+    const total = folders.reduce((n, f) => n + f.files.length, 0)
     let loaded = 0
-    const results = yield* Effect.forEach(found, (file) =>
-      Effect.map(readInfo(file.path, file.mtimeMs, file.size), (info) => {
-        loaded += 1
-        onProgress?.(loaded, found.length)
-        return info
-      }), { concurrency })
-    return results.flatMap((info) =>
-      Option.isSome(info) ? [info.value] : []
-    ).sort((a, b) =>
+    const step = () => {
+      loaded += 1
+      onProgress?.(loaded, total)
+    }
+    const results = (yield* Effect.forEach(
+      folders,
+      (folder) => folderInfos(folder, at, options.index ?? "write", step, options.concurrency ?? 8)
+    )).flat()
+    return results.flatMap((info) => Option.isSome(info) ? [info.value] : []).sort((a, b) =>
       b.modified.getTime() - a.modified.getTime()
     )
   })
@@ -235,7 +319,8 @@ export const list = (
 ): Effect.Effect<Array<SessionInfo>, FileSystemError, TranscriptFile> =>
   Effect.gen(function*() {
     const dir = sessionDir ?? (yield* defaultSessionDir(cwd, options.agentDir))
-    return yield* infos(yield* sessionFiles(dir), onProgress, options.concurrency ?? 8)
+    const at = yield* Clock.currentTimeMillis
+    return yield* infos([yield* sessionFiles(dir)], at, onProgress, options)
   })
 
 /** Every session under `<agentDir>/sessions/*`, newest first. */
@@ -246,17 +331,28 @@ export const listAll = (
   Effect.gen(function*() {
     const files = yield* TranscriptFile
     const root = nodePath.join(options.agentDir ?? (yield* agentDir), "sessions")
+    const at = yield* Clock.currentTimeMillis
     const dirs = (yield* files.list(root)).filter((e) => e.isDirectory)
-    const found = (yield* Effect.forEach(dirs, (d) => sessionFiles(nodePath.join(root, d.name)))).flat()
-    return yield* infos(found, onProgress, options.concurrency ?? 8)
+    const folders = yield* Effect.forEach(dirs, (d) => sessionFiles(nodePath.join(root, d.name)))
+    return yield* infos(folders, at, onProgress, options)
   })
 
-/** The most recently modified (mtime) file of `dir` whose first row is a session header; `None` on any error. */
+/**
+ * The most recently modified (mtime) file of `dir` whose first row is a session header; `None` on
+ * any error. A file the folder's catalog index describes (watermark unchanged) is not read.
+ */
 export const findMostRecent = (dir: string): Effect.Effect<Option.Option<string>, never, TranscriptFile> =>
   Effect.gen(function*() {
     const files = yield* TranscriptFile
-    const found = (yield* sessionFiles(dir)).sort((a, b) => b.mtimeMs - a.mtimeMs)
+    const folder = yield* sessionFiles(dir)
+    const catalog = yield* CatalogInfo.readCatalog(folder)
+    const found = [...folder.files].sort((a, b) => b.mtimeMs - a.mtimeMs)
     for (const file of found) {
+      const entry = catalog.get(file.name)
+      if (entry !== undefined && file.stamp !== undefined && CatalogIndex.trusted(entry, file.stamp)) {
+        if (entry.info !== null) return Option.some(file.path)
+        continue
+      }
       let first: Line.ParsedLine | undefined
       yield* files.forEachChunk(file.path, (chunk) => {
         for (const l of chunk) {

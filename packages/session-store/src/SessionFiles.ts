@@ -30,6 +30,8 @@ export type SideFileKind =
   | "index"
   /** `sessions.json` and `sessions.json.bak`: OpenClaw's session index (`SessionIndex`) and its backup. */
   | "session-index"
+  /** `.branchlog-catalog.json`: a folder's catalog index, the listing's summaries (see {@link CATALOG_NAME}). */
+  | "catalog"
 
 /** A side file: its kind, the name of the file it belongs to, and a backup's label. */
 export interface SideFile {
@@ -58,7 +60,8 @@ const shapes: ReadonlyArray<
   { kind: "lock", pattern: /^(.+)\.lock$/ },
   { kind: "removed-lines", pattern: new RegExp(`^(.+)\\.removed-${STAMP}\\.txt$`) },
   { kind: "index", pattern: /^(.+)\.index$/ },
-  { kind: "session-index", pattern: /^(sessions\.json)(?:\.bak)?$/ }
+  { kind: "session-index", pattern: /^(sessions\.json)(?:\.bak)?$/ },
+  { kind: "catalog", pattern: /^()\.branchlog-catalog\.json$/ }
 ]
 
 const baseName = (name: string): string => name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1)
@@ -108,3 +111,6 @@ export const removedLinesName = (path: string, millis: number): string => `${pat
 
 /** `<path>.index`: the sidecar index of a transcript (rebuilt from it whenever it cannot be trusted). */
 export const indexName = (path: string): string => `${path}.index`
+
+/** The name of a folder's catalog index (a hidden file, not `*.jsonl`: pi and OpenClaw ignore it). */
+export const CATALOG_NAME = ".branchlog-catalog.json"

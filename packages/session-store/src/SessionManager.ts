@@ -120,6 +120,11 @@ export interface SessionManager {
   /** The LLM context at the leaf (or at `leafId`). */
   readonly buildSessionContext: (leafId?: string | null) => Context.SessionContext
   /**
+   * `true` when the path to the leaf (or to `leafId`) holds a `thinking_level_change`; a bounded
+   * session answers without loading the rest when the path is in its bounded state.
+   */
+  readonly hasThinkingLevelChange: (leafId?: string | null) => boolean
+  /**
    * The live state (for session-core queries such as `JsonView`): do not `apply` to it; `clone` to
    * keep it. A bounded session loads the rest first (see `getBoundedState`).
    */
@@ -273,6 +278,7 @@ const make = (core: Core): SessionManager => {
       core.bounded === undefined
         ? SessionContext.buildSessionContext(state(), leafId)
         : Resume.context(core, leafId),
+    hasThinkingLevelChange: (leafId) => Resume.hasThinkingLevelChange(core, leafId),
     getState: whole,
     getBoundedState: () => core.bounded === undefined ? undefined : core.state,
     hasAssistantMessage: () => core.hasAssistant,

@@ -38,26 +38,30 @@ export const ls: CliCommand = Command.make(
       > = fromStore
         ? Effect.flatMap(TranscriptStore.TranscriptStore, (stores) =>
           Effect.map(stores.list({ location: store, onProgress: bar.update }), (found) =>
-            found.map(({ ref, ...info }) => ({ ...info, ref: SessionRef.format(ref) }))))
+            found.map((info) =>
+              SessionCatalog.extend(info, { ref: SessionRef.format(info.ref) })
+            )))
         : Effect.map(
           all
             ? SessionCatalog.listAll(bar.update)
             : SessionCatalog.list(
-              Option.getOrElse(cwd, () =>
-                process.cwd()),
+              Option.getOrElse(cwd, () => process.cwd()),
               Option.getOrUndefined(dir),
               bar.update
             ),
-          (found) =>
-            found.map((info) => ({ ...info, ref: info.path }))
+          // (`extend`, not a spread: a long text from the catalog index stays unread)
+          (found) => found.map((info) => SessionCatalog.extend(info, { ref: info.path }))
         )
       const sessions = yield* listing.pipe(Effect.ensuring(Effect.sync(bar.end)))
       if (json) {
-        return yield* Output.json(sessions.map(({ allMessagesText: _, ...info }) => ({
-          ...info,
-          created: info.created.toISOString(),
-          modified: info.modified.toISOString()
-        })))
+        return yield* Output.json(sessions.map((info) => {
+          // every field but `allMessagesText` (never read: it may be read from the file on demand)
+          const out: Record<string, unknown> = {}
+          for (const key of Object.keys(info)) {
+            if (key !== "allMessagesText") out[key] = info[key as keyof typeof info]
+          }
+          return { ...out, created: info.created.toISOString(), modified: info.modified.toISOString() }
+        }))
       }
       if (sessions.length === 0) return yield* Output.note("no sessions")
       const style = Output.stdoutStyle()

@@ -111,6 +111,10 @@ export interface DirEntry {
   /** Modification time in milliseconds (files only; 0 when unknown). */
   readonly mtimeMs: number
   readonly size: number
+  /** Files, when the backend knows them: the mtime in nanoseconds, the device and the inode, as decimal strings (the catalog index's watermark). */
+  readonly mtimeNs?: string
+  readonly dev?: string
+  readonly ino?: string
 }
 
 /** The primitive backend. Paths given to it are absolute (see `resolve`). */

@@ -220,7 +220,8 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
             isFile: inode !== undefined,
             isDirectory: inode === undefined && volume.isDirectory(full),
             mtimeMs: inode === undefined ? 0 : Number(inode.mtimeNs / 1_000_000n),
-            size: inode?.size ?? 0
+            size: inode?.size ?? 0,
+            ...(inode === undefined ? {} : { mtimeNs: String(inode.mtimeNs), dev: "0", ino: String(inode.ino) })
           }
         })
       }),

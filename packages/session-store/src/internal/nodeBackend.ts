@@ -388,18 +388,24 @@ export const make = (
             throw error
           }
           return names.map((dirent) => {
-            let st: fs.Stats | undefined
+            let st: fs.BigIntStats | undefined
             try {
-              st = dirent.isFile() || dirent.isSymbolicLink() ? fs.statSync(nodePath.join(dir, dirent.name)) : undefined
+              st = dirent.isFile() || dirent.isSymbolicLink()
+                ? fs.statSync(nodePath.join(dir, dirent.name), { bigint: true })
+                : undefined
             } catch {
               st = undefined
             }
+            const isFile = st?.isFile() ?? false
             return {
               name: dirent.name,
-              isFile: st?.isFile() ?? false,
+              isFile,
               isDirectory: dirent.isDirectory() || (st?.isDirectory() ?? false),
-              mtimeMs: st?.mtimeMs ?? 0,
-              size: st?.size ?? 0
+              mtimeMs: st === undefined ? 0 : Number(st.mtimeNs) / 1e6,
+              size: st === undefined ? 0 : Number(st.size),
+              ...(st === undefined || !isFile
+                ? {}
+                : { mtimeNs: String(st.mtimeNs), dev: String(st.dev), ino: String(st.ino) })
             }
           })
         },

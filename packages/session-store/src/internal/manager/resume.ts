@@ -126,3 +126,20 @@ export const context = (core: Core, leafId?: string | null): Ctx.SessionContext 
   ensureFull(core)
   return SessionContext.buildSessionContext(core.state, leafId)
 }
+
+/**
+ * `true` when the path to `leafId` (default: the leaf) holds a `thinking_level_change`: a bounded
+ * session answers from its path and the settings rows before it (`Bounded.before` holds the last
+ * one of the path before its start), else from the whole session.
+ */
+export const hasThinkingLevelChange = (core: Core, leafId?: string | null): boolean => {
+  const bounded = core.bounded
+  const leaf = leafId === undefined ? core.state.leafId : leafId
+  if (leaf === null) return false
+  const isLevel = (e: Entry.Entry) => e.type === "thinking_level_change"
+  if (bounded !== undefined && bounds(core, bounded, leaf)) {
+    return bounded.before.some(isLevel) || Tree.getBranch(core.state, leaf).some(isLevel)
+  }
+  ensureFull(core)
+  return Tree.getBranch(core.state, leaf).some(isLevel)
+}
