@@ -16,6 +16,7 @@ export interface ResumeTally {
   }
   readonly reasons: ReadonlyMap<string, number>
   readonly piRows: number
+  readonly notFound: number
   readonly branchlogOps: number
 }
 /** The run's options. */
