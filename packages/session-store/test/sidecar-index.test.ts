@@ -206,6 +206,30 @@ for (const harness of harnesses) {
       }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
     })
 
+    it.live("a branch behind a later compaction, to a path whose compaction keeps an entry not loaded", () => {
+      // found by the resume differential (seed 250): the context at the new leaf needs rows before the loaded path
+      const { dir, layer } = harness.make()
+      return Effect.gen(function*() {
+        const created = yield* SessionManager.create("/work", dir, { eagerFlush: true })
+        const file = created.getSessionFile()!
+        for (let i = 0; i < 6; i++) yield* created.appendMessage(i % 2 === 0 ? user(`u${i}`) : assistant(`a${i}`))
+        const keptEarly = created.getBranch()[2]!.id
+        const first = yield* created.appendCompaction("first", keptEarly, 10)
+        yield* created.appendMessage(user("after first"))
+        const between = yield* created.appendMessage(assistant("between"))
+        yield* created.appendCompaction("second", first, 10) // keeps the first compaction: the loaded path starts there
+        yield* created.appendMessage(user("after second"))
+        yield* SessionManager.resume(file) // builds the index
+        const sm = yield* SessionManager.resume(file, undefined, undefined, { eagerFlush: true })
+        expect(sm.isBounded()).toBe(true)
+        yield* sm.branch(between)
+        yield* sm.appendMessage(user("on the old branch"))
+        const full = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false })
+        expect(full.buildSessionContext().messages.length).toBe(8)
+        expect(answers(sm)).toEqual(answers(full))
+      }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
+    })
+
     it.live("fuzz: a truncated, bit-flipped, swapped or left-behind index never changes an answer", () => {
       const { dir, ext, layer } = harness.make()
       return Effect.gen(function*() {

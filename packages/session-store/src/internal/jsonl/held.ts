@@ -64,9 +64,27 @@ const unchanged: Changes = { _tag: "Unchanged" }
 const replaced: Changes = { _tag: "Replaced" }
 const missing: Changes = { _tag: "Missing" }
 
-/** Reads the rows appended since `cursor` (from its end, where the file's old tail still hashes the same). */
+/**
+ * Whether the byte before `offset` is a newline (what `cursor`'s tail holds, else one byte read):
+ * `false` when the file as the cursor saw it ended in a torn line.
+ */
+const endsLine = (env: Env, path: string, cursor: JsonlCursor, offset: number) => {
+  const tail = cursor.tail
+  if (offset === 0) return Effect.succeed(true)
+  if (tail !== undefined && tail.length > 0 && cursor.snapshot?.size === offset) {
+    return Effect.succeed(tail[tail.length - 1] === 0x0a)
+  }
+  return Effect.map(env.files.readRanges(path, [[offset - 1, 1]]), (chunks) => chunks[0]?.[0] === 0x0a)
+}
+
+/**
+ * Reads the rows appended since `cursor` (from its end, where the file's old tail still hashes the
+ * same). After a torn last line the appended bytes continue that line (pi appends without a
+ * newline first), so the file is re-read whole (`Replaced`) instead.
+ */
 const appendedSince = (env: Env, path: string, cursor: JsonlCursor, fromOffset: number) =>
   Effect.gen(function*() {
+    if (!(yield* endsLine(env, path, cursor, fromOffset))) return replaced
     const tail = yield* env.files.readFrom(path, fromOffset, { firstLine: cursor.end.line + 1 })
     const rows: Array<Line.ParsedLine> = tail.lines.map((l) => OversizedLine.parse(l, path, env.files))
     const end = { line: cursor.end.line + tail.lines.length, offset: tail.endOffset }

@@ -110,10 +110,23 @@ export const whole = <A, E, R>(
 ): Effect.Effect<A, E | StoreFailure, R> =>
   Effect.suspend(() => core.bounded === undefined ? effect() : Effect.zipRight(loadFull(core), Effect.suspend(effect)))
 
-/** `true` when the context at `leafId` can be built from the bounded state alone. */
-const bounds = (core: Core, bounded: Bounded, leafId: string): boolean =>
-  core.state.byId.has(leafId) &&
-  (bounded.fromRoot || Tree.getBranch(core.state, leafId).some((e) => e.type === "compaction"))
+/**
+ * `true` when the context at `leafId` can be built from the bounded state alone: the path holds
+ * every row from the root, or its last compaction keeps an entry on the path loaded (one kept
+ * before the loaded path's start, as after a branch to an entry behind a later compaction, is not).
+ */
+const bounds = (core: Core, bounded: Bounded, leafId: string): boolean => {
+  if (!core.state.byId.has(leafId)) return false
+  if (bounded.fromRoot) return true
+  const branch = Tree.getBranch(core.state, leafId)
+  for (let i = branch.length - 1; i >= 0; i--) {
+    const entry = branch[i]!
+    if (entry.type !== "compaction") continue
+    const kept = SessionContext.firstKeptEntryId(core.state, entry)
+    return kept === null || kept === entry.id || branch.slice(0, i).some((e) => e.id === kept)
+  }
+  return false
+}
 
 /** The context at `leafId` (default: the leaf), from the bounded path when it can be, else from the whole session. */
 export const context = (core: Core, leafId?: string | null): Ctx.SessionContext => {
