@@ -389,6 +389,22 @@ export const open = (
   cwdOverride?: string,
   options: OpenOptions = {}
 ): Effect.Effect<SessionManager, OpenError, StoreRequirement> =>
+  opening(
+    session,
+    sessionDir,
+    cwdOverride,
+    options,
+    (core, ref) => openInto(core, ref, { readOnly: options.readOnly ?? false, useCache: options.cache ?? true })
+  )
+
+/** What `open` and `resume` share: the reference resolved, the manager made, `fill` reading the session into it. */
+const opening = <E>(
+  session: string | SessionRef.SessionRef,
+  sessionDir: string | undefined,
+  cwdOverride: string | undefined,
+  options: Options & { readonly readOnly?: boolean },
+  fill: (core: Core, ref: SessionRef.SessionRef) => Effect.Effect<void, E>
+): Effect.Effect<SessionManager, OpenError | E, StoreRequirement> =>
   Effect.gen(function*() {
     const services = yield* servicesOf
     const ref = yield* services.store.resolve(yield* SessionRef.from(session))
@@ -401,7 +417,7 @@ export const open = (
       persist: true,
       readOnly: options.readOnly ?? false
     })
-    yield* openInto(core, ref, { readOnly: options.readOnly ?? false, useCache: options.cache ?? true })
+    yield* fill(core, ref)
     if (cwdOverride === undefined && typeof core.state.header?.cwd === "string") core.cwd = core.state.header.cwd
     return make(core)
   })
@@ -430,25 +446,11 @@ export const resume = (
   cwdOverride?: string,
   options: ResumeOptions = {}
 ): Effect.Effect<SessionManager, OpenError, StoreRequirement> =>
-  Effect.gen(function*() {
-    const services = yield* servicesOf
-    const ref = yield* services.store.resolve(yield* SessionRef.from(session))
-    const core = makeCore(services, options, {
-      cwd: cwdOverride ?? process.cwd(),
-      sessionDir: sessionDir === undefined
-        ? services.store.locationOf(ref)
-        : services.store.resolveLocation(sessionDir),
-      ref,
-      persist: true,
-      readOnly: options.readOnly ?? false
-    })
-    yield* Resume.resumeInto(core, ref, {
+  opening(session, sessionDir, cwdOverride, options, (core, ref) =>
+    Resume.resumeInto(core, ref, {
       readOnly: options.readOnly ?? false,
       writeIndex: options.writeIndex ?? options.readOnly !== true
-    })
-    if (cwdOverride === undefined && typeof core.state.header?.cwd === "string") core.cwd = core.state.header.cwd
-    return make(core)
-  })
+    }))
 
 /** Opens the most recent session of the folder (by mtime), or creates a new one (`WriteError`: see `create`). */
 export const continueRecent = (
