@@ -5,13 +5,14 @@
 // `bin.ts` and `Cli.ts` stay real: `--version` loads nothing of Effect, `info` nothing of the
 // agent runtime or the OpenAI provider (see bench/startup.mjs).
 import { build } from "esbuild"
-import { chmodSync, readdirSync, rmSync } from "node:fs"
+import { chmodSync, existsSync, readdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const outdir = fileURLToPath(new URL("../dist", import.meta.url))
+const isChunk = (name) => /^bin-chunk-.*\.js$/.test(name)
 // chunks of an earlier build (their names carry a hash of their content)
-for (const name of readdirSync(outdir)) if (/^bin-chunk-.*\.js$/.test(name)) rmSync(`${outdir}/${name}`)
-await build({
+const earlier = existsSync(outdir) ? readdirSync(outdir).filter(isChunk) : []
+const result = await build({
   entryPoints: { bin: fileURLToPath(new URL("../src/bin.ts", import.meta.url)) },
   outdir,
   // chunks sit beside bin.js: `../package.json` (the version) resolves the same from each
@@ -34,6 +35,12 @@ await build({
   external: ["better-sqlite3", "pg-native"],
   legalComments: "none",
   minify: true,
-  logLevel: "warning"
+  logLevel: "warning",
+  metafile: true
 })
+// only now, and only the chunks this build did not write again: a command started from the earlier
+// build (another test suite running `branchlog` while this one rebuilds) still finds every chunk it
+// loads later, since an unchanged chunk keeps its name
+const written = new Set(Object.keys(result.metafile.outputs).map((file) => file.split("/").pop()))
+for (const name of earlier) if (!written.has(name)) rmSync(`${outdir}/${name}`)
 chmodSync(`${outdir}/bin.js`, 0o755)
