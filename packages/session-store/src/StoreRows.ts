@@ -12,10 +12,20 @@ import { Line } from "@branchlog/session-core"
 import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { fold as foldRows, isCurrent as isCurrentRows, recover as recoverRows } from "./internal/store/rows.js"
+import * as Active from "./internal/store/active.js"
 import * as Search from "./internal/store/search.js"
 import { infoReader } from "./SessionCatalog.js"
 import type * as SessionRef from "./SessionRef.js"
-import type { Changes, Cursor, Loaded, LoadReport, Position, SessionSummary } from "./TranscriptStore.js"
+import type {
+  ActiveLoaded,
+  Changes,
+  Cursor,
+  Loaded,
+  LoadReport,
+  Position,
+  SessionSummary,
+  StoreFailure
+} from "./TranscriptStore.js"
 import { emptyReport } from "./TranscriptStore.js"
 
 /** A state folded from rows, with the id of the last row and whether any message is an assistant's. */
@@ -192,3 +202,65 @@ export const searchTerms = Search.terms
 
 /** How a text matches every word of a query: a score and a snippet with the matches in `[` `]`, or `undefined`. */
 export const searchMatch = Search.match
+
+/**
+ * A row backend's summary of a session for the bounded open (`TranscriptStore.loadActive`): the
+ * JSONL sidecar index's summary with rows by sequence number, and a filter of the ids.
+ */
+export type ActiveSummary = Active.Active
+
+/** The summary of a full load of the rows stored now (never of rows recovered or migrated in memory). */
+export const activeSummary: (loaded: Loaded, generation: number) => ActiveSummary = Active.build
+
+/** `true` when a summary describes a session that a bounded open can answer (else: a full load). */
+export const activeBounded = (active: ActiveSummary): boolean => active.summary.bounded
+
+/** The number of rows a summary covers. */
+export const activeCovers = (active: ActiveSummary): number => active.summary.lineCount
+
+/** A summary caught up with the rows stored after it (parsed at their positions), or `undefined`: build it again. */
+export const activeCatchUp: (
+  active: ActiveSummary,
+  rows: ReadonlyArray<Line.ParsedLine>,
+  torn: boolean
+) => ActiveSummary | undefined = Active.catchUpRows
+
+/** The sequence numbers (1-based) of the rows a bounded open reads. */
+export const activeRows = (active: ActiveSummary): Array<number> => Active.rowsToRead(active.summary)
+
+/** A summary as stored: JSON text and the id filter's bytes. */
+export const activeEncode: (active: ActiveSummary) => { readonly json: string; readonly filter: Uint8Array } =
+  Active.encode
+
+/** A stored summary, or `undefined` when damaged or of another format version. */
+export const activeDecode: (json: string, filter: Uint8Array) => ActiveSummary | undefined = Active.decode
+
+/**
+ * The bounded open of a summary from the rows it names (`rowAt`: the parsed row at a sequence
+ * number, as read), or `undefined` when a row is missing or not the one named (build it again).
+ */
+export const activeLoaded = (
+  active: ActiveSummary,
+  rowAt: (seq: number) => Line.ParsedLine | undefined,
+  options: {
+    readonly cursor: Cursor
+    readonly bytesRead: number
+    readonly loadRest: Effect.Effect<Loaded, StoreFailure>
+  }
+): ActiveLoaded | undefined => {
+  const s = active.summary
+  const view = Active.view(s, rowAt)
+  if (view === undefined) return undefined
+  return {
+    _tag: "Active",
+    state: view.state,
+    before: view.before,
+    cursor: options.cursor,
+    end: end(s.lineCount),
+    tailId: s.tailId,
+    hasAssistant: s.hasAssistant,
+    report: { ...emptyReport, corrupt: s.corrupt, bytesRead: options.bytesRead },
+    mayHaveId: Active.mayHaveId(active),
+    loadRest: options.loadRest
+  }
+}

@@ -238,7 +238,8 @@ const isRowRef = (u: unknown): u is RowRef => {
     Number.isInteger(r.kind)
 }
 
-const isSummary = (u: unknown): u is Summary => {
+/** `true` when a decoded value has the shape of a {@link Summary}. */
+export const isSummary = (u: unknown): u is Summary => {
   const s = u as Summary
   if (typeof s !== "object" || s === null || typeof s.watermark !== "object" || s.watermark === null) return false
   const w = s.watermark

@@ -1,0 +1,165 @@
+/**
+ * The bounded open for ROW backends (the SQL stores): the same summary the JSONL sidecar index
+ * keeps (`index/format.ts`'s `Summary`: the leaf, labels, name, the active path from the last
+ * compaction's kept entry and the settings rows before it), made by the same code from a full
+ * fold (`summarize`, checked against the full state) and caught up by the same code with rows
+ * appended since (`catchUp`), with rows addressed by sequence number (line = sequence, offset =
+ * sequence - 1) instead of bytes, and a Bloom filter of every id and written parent id for
+ * `mayHaveId`. A backend stores the encoded summary beside the session, reads the rows it names by
+ * sequence, and gets the bounded state back; whatever cannot be trusted gives `undefined`.
+ */
+import type { Entry, Line } from "@branchlog/session-core"
+import type * as TranscriptFile from "../../TranscriptFile.js"
+import type { Loaded } from "../../TranscriptStore.js"
+import { summarize, Tables } from "../index/build.js"
+import { catchUp } from "../index/catchup.js"
+import type { RowRef, Summary } from "../index/format.js"
+import { filterOf, hash52, isSummary, probe } from "../index/format.js"
+import type { View } from "../index/view.js"
+import { assemble } from "../index/view.js"
+
+/** The format version of an encoded summary. */
+export const VERSION = 1
+
+/** A row backend's summary of one generation of a session, as of `summary.lineCount` rows. */
+export interface Active {
+  readonly generation: number
+  readonly summary: Summary
+  /** A Bloom filter (`index/format.ts`'s `probe`) of the hashes of every id and written parent id. */
+  readonly filter: Uint32Array
+  /** How many hashes were added to the filter (an upper bound of the ids it holds). */
+  readonly idCount: number
+}
+
+// a row store has no bytes to watch: the summary's watermark is unused
+const NO_WATERMARK = {
+  size: 0,
+  dev: "",
+  ino: "",
+  mtimeNs: "",
+  tailHash: "",
+  tailLength: 0,
+  headHash: "",
+  headLength: 0
+}
+
+/** The filter is rebuilt (a full read) once it holds more than one id per this many bits. */
+const MIN_BITS_PER_ID = 10
+
+/**
+ * The summary of a full load of the rows stored now (not recovered nor migrated in memory): its
+ * generation given. Unbounded (with a reason) where the bounded view would not answer exactly.
+ */
+export const build = (loaded: Loaded, generation: number): Active => {
+  const rows = loaded.rows()
+  const tables = new Tables(Math.max(16, rows.length), Math.max(32, rows.length * 2))
+  for (const row of rows) tables.row(row.offset, 0, row)
+  const ids = tables.idSet()
+  const summary = summarize({
+    state: loaded.state,
+    tables,
+    watermark: NO_WATERMARK,
+    lineCount: rows.length,
+    tailId: loaded.tailId,
+    hasAssistant: loaded.hasAssistant,
+    corrupt: loaded.report.corrupt
+  })
+  return { generation, summary, filter: filterOf(ids), idCount: ids.length }
+}
+
+/** `false` only for an id the summarized rows certainly neither hold nor name as a parent. */
+export const mayHaveId = (active: Active) => (id: string): boolean => probe(active.filter, hash52(id))
+
+/**
+ * `active` caught up with the rows stored after it (`rows`: parsed at their positions, in order;
+ * `torn`: the last one ends without a newline), or `undefined` when the summary alone cannot
+ * decide them exactly (the caller reads the whole session and builds the summary again).
+ */
+export const catchUpRows = (
+  active: Active,
+  rows: ReadonlyArray<Line.ParsedLine>,
+  torn: boolean
+): Active | undefined => {
+  if (rows.length === 0) return torn ? undefined : active
+  const lines = rows.map((row, i): TranscriptFile.Line =>
+    ({
+      text: "",
+      line: row.line,
+      offset: row.offset,
+      byteLength: 0,
+      terminated: !(torn && i === rows.length - 1)
+    }) as unknown as TranscriptFile.Line
+  )
+  const caught = catchUp(active.summary, lines, rows, mayHaveId(active))
+  if (caught === undefined) return undefined
+  const idCount = active.idCount + caught.tables.idCount
+  if (idCount * MIN_BITS_PER_ID > active.filter.length * 32) return undefined
+  const filter = active.filter.slice()
+  for (let i = 0; i < caught.tables.idCount; i++) probe(filter, caught.tables.ids[i]!, true)
+  return {
+    generation: active.generation,
+    summary: { ...caught.summary, watermark: NO_WATERMARK },
+    filter,
+    idCount
+  }
+}
+
+/** The rows (sequence numbers, 1-based) a bounded open reads: the header, the settings rows, the path, the name. */
+export const rowsToRead = (summary: Summary): Array<number> => {
+  const refs: Array<RowRef> = [...summary.before, ...summary.segment]
+  if (summary.header !== null) refs.unshift(summary.header)
+  if (summary.sessionInfo !== null) refs.push(summary.sessionInfo)
+  return refs.map((r) => r.line)
+}
+
+/**
+ * The bounded view of a bounded summary from its rows (`rowAt`: the parsed row of a sequence
+ * number read), or `undefined` when a row is missing or not the one the summary names.
+ */
+export const view = (summary: Summary, rowAt: (line: number) => Line.ParsedLine | undefined): View | undefined => {
+  if (!summary.bounded || summary.header === null) return undefined
+  const header = rowAt(summary.header.line)
+  if (header?._tag !== "Header") return undefined
+  const entryOf = (r: RowRef): Line.EntryLine | undefined => {
+    const p = rowAt(r.line)
+    return p?._tag === "Entry" && p.entry.id === r.id ? p : undefined
+  }
+  const before = summary.before.map(entryOf)
+  const segment = summary.segment.map(entryOf)
+  const info = summary.sessionInfo === null ? undefined : entryOf(summary.sessionInfo)
+  if (
+    before.includes(undefined) || segment.includes(undefined) ||
+    (summary.sessionInfo !== null && info?.entry.type !== "session_info")
+  ) return undefined
+  return assemble(summary, {
+    header,
+    before: before.map((l) => l!.entry),
+    segment: segment.map((l) => l!),
+    sessionInfo: info?.entry as Entry.SessionInfoEntry | undefined
+  })
+}
+
+/** The stored form of a summary: JSON text and the filter's bytes. */
+export const encode = (active: Active): { readonly json: string; readonly filter: Uint8Array } => ({
+  json: JSON.stringify({ version: VERSION, generation: active.generation, idCount: active.idCount, ...active.summary }),
+  filter: new Uint8Array(active.filter.buffer, active.filter.byteOffset, active.filter.byteLength)
+})
+
+/** A stored summary decoded, or `undefined` when it is damaged or of another version. */
+export const decode = (json: string, filter: Uint8Array): Active | undefined => {
+  try {
+    const value = JSON.parse(json) as { version?: unknown; generation?: unknown; idCount?: unknown } & Summary
+    const bits = filter.byteLength * 8
+    if (
+      value.version !== VERSION || !Number.isSafeInteger(value.generation) || !Number.isSafeInteger(value.idCount) ||
+      filter.byteLength % 4 !== 0 || bits < 64 || (bits & (bits - 1)) !== 0
+    ) return undefined
+    const { generation, idCount, version: _, ...summary } = value
+    if (!isSummary(summary)) return undefined
+    const words = new Uint32Array(filter.byteLength / 4)
+    new Uint8Array(words.buffer).set(filter)
+    return { generation: generation as number, idCount: idCount as number, summary, filter: words }
+  } catch {
+    return undefined
+  }
+}
