@@ -209,8 +209,11 @@ export const searchMatch = Search.match
  */
 export type ActiveSummary = Active.Active
 
-/** The summary of a full load of the rows stored now (never of rows recovered or migrated in memory). */
-export const activeSummary: (loaded: Loaded, generation: number) => ActiveSummary = Active.build
+/**
+ * The summary of a full load of session `key`'s rows stored now, of its generation `generation`
+ * (never of rows recovered or migrated in memory).
+ */
+export const activeSummary: (loaded: Loaded, key: string, generation: number) => ActiveSummary = Active.build
 
 /** `true` when a summary describes a session that a bounded open can answer (else: a full load). */
 export const activeBounded = (active: ActiveSummary): boolean => active.summary.bounded
@@ -232,8 +235,9 @@ export const activeRows = (active: ActiveSummary): Array<number> => Active.rowsT
 export const activeEncode: (active: ActiveSummary) => { readonly json: string; readonly filter: Uint8Array } =
   Active.encode
 
-/** A stored summary, or `undefined` when damaged or of another format version. */
-export const activeDecode: (json: string, filter: Uint8Array) => ActiveSummary | undefined = Active.decode
+/** A stored summary of session `key`, or `undefined` when damaged, another session's or of another format version. */
+export const activeDecode: (json: string, filter: Uint8Array, key: string) => ActiveSummary | undefined =
+  Active.decode
 
 /**
  * The bounded open of a summary from the rows it names (`rowAt`: the parsed row at a sequence

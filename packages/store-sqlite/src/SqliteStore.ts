@@ -40,6 +40,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { randomBytes } from "node:crypto"
 import * as nodePath from "node:path"
+import * as Active from "./internal/active.js"
 import * as Connections from "./internal/connections.js"
 import type { Db, Listed, SessionRow } from "./internal/database.js"
 import { withHold } from "./internal/holds.js"
@@ -317,11 +318,20 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
         ? Effect.sync(() => connections.open())
         : Effect.map(connections.writable(databaseOf(location)), (db) => [db])
 
+    const activeDeps: Active.Deps = {
+      connect: (path, readOnly) => readOnly ? connections.readable(path) : connections.writable(path),
+      load: (r, o) => load(r, o),
+      cursorOf,
+      generationOf: (cursor, key) => StoreRows.fromCursor(cursor, id, key)?.generation,
+      run
+    }
+
     const store: TranscriptStoreShape = {
       name: "sqlite",
       resolve: serve,
       ...addressing,
       load,
+      loadActive: (r, o) => Effect.flatMap(serve(r), (served) => Active.loadActive(activeDeps, served, keyOf(served), o)),
       changes: (r, cursor) =>
         Effect.flatMap(
           serve(r),

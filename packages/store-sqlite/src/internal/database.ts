@@ -110,7 +110,17 @@ export class Db {
   /** Prepares the statements (once the schema exists). */
   ready(): this {
     this.st = prepare(this.handle)
+    const columns = this.handle.prepare("SELECT name FROM pragma_table_info('sessions')").pluck().all()
+    if (columns.includes("active")) this.active = prepareActive(this.handle)
     return this
+  }
+
+  /** The statements of the bounded open's summary (schema version 3 on); `undefined` on an older schema read-only. */
+  active: ReturnType<typeof prepareActive> | undefined = undefined
+
+  /** The text of row `seq` of session number `sid`, if stored. */
+  rowText(sid: number, seq: number): string | undefined {
+    return this.st.rowText.get(sid, seq) as string | undefined
   }
 
   /** Closes the connection. */
@@ -392,8 +402,11 @@ export class Db {
 /** A row's key: the session's number in the high 32 bits, its sequence number in the low ones. */
 const KEY = (sid: string, seq: string) => `((${sid} << 32) + ${seq})`
 
+/** The columns of a {@link SessionRow} (not the bounded open's summary: a write never reads it). */
+const SESSION_COLUMNS = `sid, id, generation, seq, indexed, torn, modified_ms, touched, ${SUMMARY_COLUMNS.join(", ")}`
+
 const prepare = (db: Database.Database) => ({
-  session: db.prepare("SELECT * FROM sessions WHERE id = ?"),
+  session: db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`),
   textsAfter: db.prepare(
     `SELECT text FROM rows WHERE rowid > ${KEY("?", "?")} AND rowid <= ${KEY("?", "4294967295")} ORDER BY rowid`
   ).pluck(),
@@ -410,7 +423,8 @@ const prepare = (db: Database.Database) => ({
   deleteRows: db.prepare(`DELETE FROM rows WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
   deleteSession: db.prepare("DELETE FROM sessions WHERE sid = ?"),
   setIndexed: db.prepare("UPDATE sessions SET indexed = ? WHERE sid = ?"),
-  unindexed: db.prepare("SELECT * FROM sessions WHERE indexed < seq"),
+  unindexed: db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE indexed < seq`),
+  rowText: db.prepare(`SELECT text FROM rows WHERE rowid = ${KEY("?", "?")}`).pluck(),
   newSession: db.prepare(
     "INSERT INTO sessions (id, generation, seq, modified_ms, touched) VALUES (?, 1, 0, ?, 0)"
   ),
@@ -445,4 +459,23 @@ const prepare = (db: Database.Database) => ({
     "INSERT OR REPLACE INTO holds (session, token, pid, host, acquired_ms) VALUES (?, ?, ?, ?, ?)"
   ),
   release: db.prepare("DELETE FROM holds WHERE session = ? AND token = ?")
+})
+
+/** The stored summary of the bounded open, as a read gives it. */
+export interface StoredActive {
+  readonly active: string | null
+  readonly active_filter: Uint8Array | null
+  readonly active_generation: number | null
+  readonly active_seq: number | null
+}
+
+const prepareActive = (db: Database.Database) => ({
+  read: db.prepare("SELECT active, active_filter, active_generation, active_seq FROM sessions WHERE sid = ?"),
+  // a summary replaces another of the same generation only when it covers as many rows or more
+  // (as many: the stored one may be damaged; both are of the same rows), or one past the rows
+  save: db.prepare(
+    `UPDATE sessions SET active = ?, active_filter = ?, active_generation = ?, active_seq = ?
+     WHERE sid = ? AND generation = ? AND seq >= ?
+       AND (active_seq IS NULL OR active_generation IS NOT ? OR active_seq <= ? OR active_seq > seq)`
+  )
 })

@@ -88,6 +88,16 @@ export const migrations = {
   // sorting, and only sessions whose first row is a header are in it
   "2_listing_index": statements(
     `CREATE INDEX sessions_listing ON sessions (listed_ms DESC, touched DESC) WHERE is_session = 1`
+  ),
+  // the bounded open's summary of each session (`StoreRows.activeSummary`: leaf, labels, name,
+  // the active path's sequence numbers, a filter of the ids), of generation `active_generation`
+  // as of row `active_seq`; written by a resume, caught up by the next one, never needed for
+  // correctness (missing, stale or damaged: the resume reads the whole session and writes it again)
+  "3_active_summary": statements(
+    `ALTER TABLE sessions ADD COLUMN active TEXT`,
+    `ALTER TABLE sessions ADD COLUMN active_filter BLOB`,
+    `ALTER TABLE sessions ADD COLUMN active_generation INTEGER`,
+    `ALTER TABLE sessions ADD COLUMN active_seq INTEGER`
   )
 } as const
 
@@ -96,7 +106,8 @@ export const LATEST = Math.max(...Object.keys(migrations).map((key) => Number.pa
 
 /**
  * The oldest schema a read-only connection reads as it is: migration 2 only adds an index (a
- * listing of a version-1 database read-only is sorted by SQLite instead).
+ * listing of a version-1 database read-only is sorted by SQLite instead), migration 3 only the
+ * bounded open's summary (a resume of an older database read-only reads the whole session).
  */
 export const READABLE_FROM = 1
 

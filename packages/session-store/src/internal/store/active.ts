@@ -23,6 +23,8 @@ export const VERSION = 1
 
 /** A row backend's summary of one generation of a session, as of `summary.lineCount` rows. */
 export interface Active {
+  /** The session's key in its store (a summary of another session is never used). */
+  readonly session: string
   readonly generation: number
   readonly summary: Summary
   /** A Bloom filter (`index/format.ts`'s `probe`) of the hashes of every id and written parent id. */
@@ -50,7 +52,7 @@ const MIN_BITS_PER_ID = 10
  * The summary of a full load of the rows stored now (not recovered nor migrated in memory): its
  * generation given. Unbounded (with a reason) where the bounded view would not answer exactly.
  */
-export const build = (loaded: Loaded, generation: number): Active => {
+export const build = (loaded: Loaded, session: string, generation: number): Active => {
   const rows = loaded.rows()
   const tables = new Tables(Math.max(16, rows.length), Math.max(32, rows.length * 2))
   for (const row of rows) tables.row(row.offset, 0, row)
@@ -64,7 +66,7 @@ export const build = (loaded: Loaded, generation: number): Active => {
     hasAssistant: loaded.hasAssistant,
     corrupt: loaded.report.corrupt
   })
-  return { generation, summary, filter: filterOf(ids), idCount: ids.length }
+  return { session, generation, summary, filter: filterOf(ids), idCount: ids.length }
 }
 
 /** `false` only for an id the summarized rows certainly neither hold nor name as a parent. */
@@ -97,6 +99,7 @@ export const catchUpRows = (
   const filter = active.filter.slice()
   for (let i = 0; i < caught.tables.idCount; i++) probe(filter, caught.tables.ids[i]!, true)
   return {
+    session: active.session,
     generation: active.generation,
     summary: { ...caught.summary, watermark: NO_WATERMARK },
     filter,
@@ -141,24 +144,32 @@ export const view = (summary: Summary, rowAt: (line: number) => Line.ParsedLine 
 
 /** The stored form of a summary: JSON text and the filter's bytes. */
 export const encode = (active: Active): { readonly json: string; readonly filter: Uint8Array } => ({
-  json: JSON.stringify({ version: VERSION, generation: active.generation, idCount: active.idCount, ...active.summary }),
+  json: JSON.stringify({
+    version: VERSION,
+    session: active.session,
+    generation: active.generation,
+    idCount: active.idCount,
+    ...active.summary
+  }),
   filter: new Uint8Array(active.filter.buffer, active.filter.byteOffset, active.filter.byteLength)
 })
 
-/** A stored summary decoded, or `undefined` when it is damaged or of another version. */
-export const decode = (json: string, filter: Uint8Array): Active | undefined => {
+/** A stored summary of `session` decoded, or `undefined` when it is damaged, another's or of another version. */
+export const decode = (json: string, filter: Uint8Array, session: string): Active | undefined => {
   try {
-    const value = JSON.parse(json) as { version?: unknown; generation?: unknown; idCount?: unknown } & Summary
+    const value = JSON.parse(json) as
+      & { version?: unknown; session?: unknown; generation?: unknown; idCount?: unknown }
+      & Summary
     const bits = filter.byteLength * 8
     if (
-      value.version !== VERSION || !Number.isSafeInteger(value.generation) || !Number.isSafeInteger(value.idCount) ||
+      value.version !== VERSION || value.session !== session || !Number.isSafeInteger(value.generation) || !Number.isSafeInteger(value.idCount) ||
       filter.byteLength % 4 !== 0 || bits < 64 || (bits & (bits - 1)) !== 0
     ) return undefined
-    const { generation, idCount, version: _, ...summary } = value
+    const { generation, idCount, session: _session, version: _version, ...summary } = value
     if (!isSummary(summary)) return undefined
     const words = new Uint32Array(filter.byteLength / 4)
     new Uint8Array(words.buffer).set(filter)
-    return { generation: generation as number, idCount: idCount as number, summary, filter: words }
+    return { session, generation: generation as number, idCount: idCount as number, summary, filter: words }
   } catch {
     return undefined
   }
