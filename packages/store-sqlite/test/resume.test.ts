@@ -226,6 +226,12 @@ describe("sqlite bounded open (resume)", () => {
       expect(again.got).toEqual(again.want)
       expect(again.bounded).toBe(true)
       expect(again.manager.loadReport().bytesRead).toBeLessThan(expected * 2)
+      // what needs the whole tree loads the rest, from a synchronous read too
+      const whole = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
+      expect(again.manager.isBounded()).toBe(true)
+      expect(JSON.parse(JSON.stringify(again.manager.getTree()))).toEqual(JSON.parse(JSON.stringify(whole.getTree())))
+      expect(again.manager.isBounded()).toBe(false)
+      expect(again.manager.getEntries().length).toBe(whole.getEntries().length)
     }).pipe(Effect.provide(layer)), 300_000)
 
   it.live("a damaged, stale or foreign summary, duplicate ids, a torn last row: still the full open's answers", () =>

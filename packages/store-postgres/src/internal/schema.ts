@@ -65,13 +65,32 @@ CREATE TABLE branchlog_backup_rows (
 );
 `).raw)
 
+// the bounded open's summary of each session (`StoreRows.activeSummary`: leaf, labels, name, the
+// active path's sequence numbers, a filter of the ids), of generation `active_generation` as of row
+// `active_seq`; written by a resume, caught up by the next one, never needed for correctness
+const activeSummary = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql.unsafe(`
+ALTER TABLE branchlog_sessions
+  ADD COLUMN active text,
+  ADD COLUMN active_filter bytea,
+  ADD COLUMN active_generation integer,
+  ADD COLUMN active_seq integer;
+`).raw)
+
 /** Every migration, by `<id>_<name>`. */
 export const migrations = {
-  "1_initial": initial
+  "1_initial": initial,
+  "2_active_summary": activeSummary
 } as const
 
 /** The newest schema version this package knows. */
-export const latestVersion = 1
+export const latestVersion = 2
+
+/**
+ * The oldest schema a read-only use reads as it is: migration 2 only adds the bounded open's
+ * summary (a resume of a version-1 database without migrating it reads the whole session).
+ */
+export const readableFrom = 1
 
 /** The schema a database has: none yet, the version of its newest migration. */
 export const versionOf = (run: Run): Effect.Effect<number | undefined, SqlError> =>

@@ -29,11 +29,13 @@ import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { schemaTooNewCode, SchemaTooNewError } from "../PostgresError.js"
+import * as Active from "./active.js"
 import * as HeldModule from "./held.js"
 import * as Lease from "./lease.js"
 import * as Pools from "./pools.js"
 import * as Rows from "./rows.js"
 import * as Schema from "./schema.js"
+import { type Found, loadRowsSync, SyncReadError } from "./syncload.js"
 import { isTransient, onPool, redact, retrying, retrySchedule, type Run, toStoreError } from "./sql.js"
 
 /** Options of the store. */
@@ -87,26 +89,34 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
     const ready = (
       url: string,
       writable: boolean
-    ): Effect.Effect<{ pool: Pools.Pool; present: boolean }, SqlError | MigrationError | SchemaTooNewError> =>
+    ): Effect.Effect<
+      { pool: Pools.Pool; present: boolean; current: boolean },
+      SqlError | MigrationError | SchemaTooNewError
+    > =>
       Effect.gen(function*() {
         // a server this store never reached fails soon (a wrong URL, nothing listening); one that
         // went away after is waited for (below, and in every operation's retries)
         const pool = yield* retrying(pools.get(url), Math.min(retryMs, options.firstConnectMs ?? 3_000))
-        if (pool.migrated) return { pool, present: true }
+        if (pool.migrated) return { pool, present: true, current: true }
         if (writable) {
           const { found, tooNew } = yield* Schema.migrate(pool.sql)
           if (tooNew) {
             return yield* new SchemaTooNewError({ database: redact(url), found: found!, known: Schema.latestVersion })
           }
           pool.migrated = true
-          return { pool, present: true }
+          return { pool, present: true, current: true }
         }
         const version = yield* Schema.versionOf(onPool(pool.sql))
         if (version !== undefined && version > Schema.latestVersion) {
           return yield* new SchemaTooNewError({ database: redact(url), found: version, known: Schema.latestVersion })
         }
         if (version === Schema.latestVersion) pool.migrated = true
-        return { pool, present: version === Schema.latestVersion }
+        // an older schema is read as it is (never migrated by a read)
+        return {
+          pool,
+          present: version !== undefined && version >= Schema.readableFrom,
+          current: version === Schema.latestVersion
+        }
       }).pipe(
         Effect.retry({
           schedule: retrySchedule(retryMs),
@@ -170,6 +180,52 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
 
     // --- loads --------------------------------------------------------------------------------
 
+    /** What a load of stored rows gives: the rows parsed, their recovery if they need one, the report's parts. */
+    const loadedParts = (found: Found, cwd: string) =>
+      Effect.gen(function*() {
+        const bytesRead = found.texts.reduce((n, t) => n + t.length + 1, 0)
+        const lines = StoreRows.parse(found.texts)
+        const last = found.texts.length
+        const tornTail = found.tornTail
+          ? { line: last, offset: last - 1, reason: "the last row had no newline after it" }
+          : undefined
+        if (StoreRows.isCurrent(lines)) return { lines, recovered: undefined, extra: { bytesRead, tornTail } }
+        const recovered = yield* StoreRows.recover(lines, cwd)
+        const extra = {
+          migratedFrom: recovered.migratedFrom,
+          recoveredCorruptHeader: recovered.recovered,
+          bytesRead,
+          tornTail
+        }
+        return { lines, recovered, extra }
+      })
+
+    /** A read-only load, synchronously (a bounded open's `loadRest`: see `syncload.ts`). */
+    const loadSync = (served: Ref, cwd: string): Effect.Effect<Loaded, StoreFailure> =>
+      Effect.flatMap(
+        Effect.try({
+          try: () => loadRowsSync(served.url, served.id, retryMs),
+          catch: (cause) =>
+            new FileSystemError({
+              path: redact(keyOf(served)),
+              operation: "load",
+              ...(cause instanceof SyncReadError && cause.code !== undefined ? { code: cause.code } : {}),
+              detail: cause instanceof Error ? cause.message : String(cause)
+            })
+        }),
+        (found) =>
+          found === undefined || found.texts.length === 0
+            ? Effect.succeed(StoreRows.missing)
+            : Effect.map(loadedParts(found, cwd), ({ extra, lines, recovered }) =>
+              loadedOf(
+                keyOf(served),
+                found.head.generation,
+                found.head.lastSeq,
+                recovered === undefined ? lines : recovered.lines,
+                extra
+              ))
+      )
+
     const load = (ref: SessionRef.SessionRef, options: LoadOptions): Effect.Effect<Loaded, StoreFailure> =>
       Effect.flatMap(serve(ref), (served) =>
         Effect.gen(function*() {
@@ -181,22 +237,8 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
             Effect.catchAll(fail(key, "load"))
           )
           if (found === undefined || found.texts.length === 0) return StoreRows.missing
-          const bytesRead = found.texts.reduce((n, t) => n + t.length + 1, 0)
-          const lines = StoreRows.parse(found.texts)
-          const last = found.texts.length
-          const tornTail = found.tornTail
-            ? { line: last, offset: last - 1, reason: "the last row had no newline after it" }
-            : undefined
-          if (StoreRows.isCurrent(lines)) {
-            return loadedOf(key, found.head.generation, found.head.lastSeq, lines, { bytesRead, tornTail })
-          }
-          const recovered = yield* StoreRows.recover(lines, options.cwd)
-          const extra = {
-            migratedFrom: recovered.migratedFrom,
-            recoveredCorruptHeader: recovered.recovered,
-            bytesRead,
-            tornTail
-          }
+          const { extra, lines, recovered } = yield* loadedParts(found, options.cwd)
+          if (recovered === undefined) return loadedOf(key, found.head.generation, found.head.lastSeq, lines, extra)
           if (readOnly) return loadedOf(key, found.head.generation, found.head.lastSeq, recovered.lines, extra)
           return yield* exclusive(served, (held) =>
             Effect.map(
@@ -302,11 +344,26 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         )
       }))
 
+    const activeDeps: Active.Deps = {
+      connect: (url, readOnly) =>
+        Effect.map(
+          Effect.catchAll(ready(url, !readOnly), storeError(url, "resume")),
+          ({ current, pool, present }) => present ? { run: onPool(pool.sql), current } : undefined
+        ),
+      load,
+      loadSync,
+      cursorOf,
+      generationOf: (cursor, key) => StoreRows.fromCursor(cursor, id, key)?.generation,
+      attempt: (effect, key) => retrying(effect, retryMs).pipe(Effect.catchAll(fail(key, "resume")))
+    }
+
     return {
       name: "postgres",
       resolve: serve,
       ...addressing,
       load,
+      loadActive: (ref, options) =>
+        Effect.flatMap(serve(ref), (served) => Active.loadActive(activeDeps, served, keyOf(served), options)),
       changes,
       exclusive,
       list: (query) =>
