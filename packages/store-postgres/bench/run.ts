@@ -8,9 +8,14 @@
  *   transactions of the same shape (lock the session row, INSERT, UPDATE, pg_notify, COMMIT);
  * - a read-only open of a 100k-entry session beside the JSONL open of the same rows;
  * - notification latency: from the call to append to the follower (another store, through
- *   `SessionFollow` on LISTEN) receiving the entry, median and p99, beside a bare pg_notify → LISTEN.
+ *   `SessionFollow` on LISTEN) receiving the entry, median and p99, beside a bare pg_notify → LISTEN;
+ * - resume (`SessionManager.resume`: the bounded open through the stored summary, the active path
+ *   since the last compaction) of 100k synthetic entries (branches, a compaction every 1,000
+ *   entries) beside the full open; the first resume (which writes the summary) and a resume after
+ *   1,000 appends by another store (caught up), each once.
  *
- * Run: `pnpm bench` in this package (`BRANCHLOG_BENCH_QUICK=1`: smaller counts).
+ * Run: `pnpm bench` in this package (`BRANCHLOG_BENCH_QUICK=1`: smaller counts;
+ * `BRANCHLOG_BENCH_ONLY=append,open,latency,resume`: only those).
  */
 import * as SessionFollow from "@branchlog/session-store/SessionFollow"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
@@ -26,6 +31,7 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { Synthetic } from "@branchlog/session-core/testing"
 import pg from "pg"
 import * as Store from "../src/internal/store.js"
 import { freshDatabase, startServer } from "../test/support/server.js"
@@ -258,11 +264,79 @@ const latencyTable = async () => {
   ])
 }
 
+// --- resume ----------------------------------------------------------------------------------------
+
+const resumeTable = async () => {
+  const count = quick ? 20_000 : 100_000
+  const text = Synthetic.toText(Synthetic.session({ entries: count, seed: 11 }))
+  const texts = text.slice(0, -1).split("\n")
+  const id = (JSON.parse(texts[0]!) as { id: string }).id
+  const url = await freshDatabase(server.url, "bench")
+  const ref = await seed(url, id, texts)
+  const store = await newStore(4)
+  const refText = SessionRef.format(ref)
+  const full = () =>
+    Effect.runPromise(
+      SessionManager.open(refText, undefined, undefined, { readOnly: true, cache: false }).pipe(
+        Effect.provideService(TranscriptStore, store)
+      )
+    )
+  const resume = () =>
+    Effect.runPromise(SessionManager.resume(refText).pipe(Effect.provideService(TranscriptStore, store)))
+  const context = (sm: SessionManager.SessionManager) => JSON.stringify(sm.buildSessionContext())
+  const want = context(await full())
+  let t = now()
+  const first = await resume()
+  const firstMs = now() - t
+  if (first.isBounded() || context(first) !== want) throw new Error("the first resume is not the full open")
+  const check = await resume()
+  if (!check.isBounded() || context(check) !== want) throw new Error("the resume is not bounded or not the full open")
+  const pathLength = check.getBoundedState()!.entries.length
+  const fullTimes: Array<number> = []
+  const resumeTimes: Array<number> = []
+  for (let i = 0; i < 5; i++) {
+    t = now()
+    await full()
+    fullTimes.push(now() - t)
+    t = now()
+    await resume()
+    resumeTimes.push(now() - t)
+  }
+  // 1,000 appends by another store, on the leaf: the next resume catches them up
+  const other = await newStore(2)
+  let leaf = check.getLeafId()
+  const appended = Array.from({ length: 1000 }, (_, n) => {
+    const row = entry(`b${n}`, leaf, n)
+    leaf = `b${n}`
+    return row
+  })
+  await Effect.runPromise(
+    Effect.flatMap(other.load(ref, { cwd: "/w", readOnly: true }), (loaded) =>
+      other.exclusive(ref, (held) => held.append(loaded.cursor!, appended)))
+  )
+  t = now()
+  const after = await resume()
+  const afterMs = now() - t
+  if (!after.isBounded() || context(after) !== context(await full())) throw new Error("the resume after appends")
+  const f = percentile(fullTimes, 0.5)
+  const r = percentile(resumeTimes, 0.5)
+  console.log(`\nresume of a ${count}-entry session (path of ${pathLength} entries; medians of 5, interleaved)`)
+  table([
+    ["case", "time", "vs"],
+    ["full open (read-only)", ms(f), ""],
+    ["resume (stored summary)", ms(r), `${(f / r).toFixed(0)}× faster than the full open`],
+    ["first resume (reads everything, writes the summary)", ms(firstMs), `${(firstMs / f).toFixed(2)}× the full open`],
+    ["resume after 1,000 appends by another store", ms(afterMs), `${(afterMs / r).toFixed(2)}× the resume`]
+  ])
+}
+
 try {
   console.log(`store-postgres benchmark (${server.embedded ? "embedded server, fsync off" : "BRANCHLOG_PG_URL"})`)
-  await appendsTable()
-  await openTable()
-  await latencyTable()
+  const only = process.env.BRANCHLOG_BENCH_ONLY?.split(",").map((name) => name.trim())
+  if (only === undefined || only.includes("append")) await appendsTable()
+  if (only === undefined || only.includes("open")) await openTable()
+  if (only === undefined || only.includes("latency")) await latencyTable()
+  if (only === undefined || only.includes("resume")) await resumeTable()
 } finally {
   await Effect.runPromise(Scope.close(scope, Exit.void))
   await server.dispose()

@@ -9,9 +9,13 @@
  *   also appends that each take the hold (lease + append + release), and both with fsync;
  * - listing 10,000 sessions from the sessions table (target < 50 ms), with small and with larger
  *   sessions (independent of their sizes), beside a bare SELECT of the same rows (the floor);
- * - FTS5 search over 1M message entries (target < 100 ms), beside every match ranked by bm25.
+ * - FTS5 search over 1M message entries (target < 100 ms), beside every match ranked by bm25;
+ * - resume (`SessionManager.resume`: the bounded open through the stored summary, the active path
+ *   since the last compaction) of 100k entries with branches and a compaction every 1,000 entries,
+ *   beside the full open of the same session; the first resume (which reads everything and writes
+ *   the summary) and a resume after 1,000 appends by another connection (caught up), each once.
  *
- * `BRANCHLOG_BENCH_ONLY=open,append,list,search` runs only those cases. Run with `pnpm bench` in
+ * `BRANCHLOG_BENCH_ONLY=open,append,list,search,resume` runs only those cases. Run with `pnpm bench` in
  * this package. Timings on shared machines are noisy: figures, not a gate.
  */
 import { Synthetic } from "@branchlog/session-core/testing"
@@ -31,7 +35,7 @@ import * as SqliteStore from "../src/SqliteStore.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-bench-"))
 const only = process.env.BRANCHLOG_BENCH_ONLY?.split(",").map((name) => name.trim()).filter((name) => name !== "")
-const wants = (name: "open" | "append" | "list" | "search") => only === undefined || only.includes(name)
+const wants = (name: "open" | "append" | "list" | "search" | "resume") => only === undefined || only.includes(name)
 const jsonl = ManagedRuntime.make(SessionStore.layerNode)
 const sqlite = ManagedRuntime.make(SqliteStore.layer() as Layer.Layer<TranscriptStore>)
 const now = () => Number(process.hrtime.bigint()) / 1e6
@@ -313,6 +317,74 @@ if (wants("search")) {
     ])
   }
   bareDb.close()
+}
+
+if (wants("resume")) {
+  const entries = 100_000
+  const text = Synthetic.toText(Synthetic.session({ entries, seed: 11 }))
+  const dbFile = path.join(root, "resume.db")
+  const { close, db } = await database(dbFile)
+  const texts = text.slice(0, -1).split("\n")
+  const id = (JSON.parse(texts[0]!) as { id: string }).id
+  db.write(id, texts, { nowMs: Date.now(), create: true })
+  const ref = `sqlite:${dbFile}#${id}`
+  const full = () => sqlite.runPromise(SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false }))
+  const resume = () => sqlite.runPromise(SessionManager.resume(ref))
+  const context = (sm: SessionManager.SessionManager) => JSON.stringify(sm.buildSessionContext())
+  const want = context(await full())
+  let t = now()
+  const first = await resume()
+  const firstMs = now() - t
+  if (first.isBounded() || context(first) !== want) throw new Error("the first resume is not the full open")
+  const check = await resume()
+  if (!check.isBounded() || context(check) !== want) throw new Error("the resume is not bounded or not the full open")
+  const path_ = check.getBoundedState()!.entries.length
+  const [fullMs = 0, resumeMs = 0] = await interleaved([full, resume], 7)
+  // 1,000 appends by another connection, on the leaf: the next resume catches them up
+  let leaf = check.getLeafId()
+  const appended = Array.from({ length: 1000 }, (_, i) => {
+    const row = JSON.stringify({
+      type: "message",
+      id: `b${String(i).padStart(7, "0")}`,
+      parentId: leaf,
+      timestamp: new Date().toISOString(),
+      message: userMessage(i)
+    })
+    leaf = `b${String(i).padStart(7, "0")}`
+    return row
+  })
+  db.write(id, appended, { nowMs: Date.now() })
+  t = now()
+  const after = await resume()
+  const afterMs = now() - t
+  if (!after.isBounded() || context(after) !== context(await full())) throw new Error("the resume after appends")
+  close()
+  rows.push(
+    [
+      `resume (stored summary; path of ${path_} entries) vs full open; 7 interleaved runs`,
+      String(entries),
+      ms(resumeMs),
+      `${ms(fullMs)} full open`,
+      `${(fullMs / resumeMs).toFixed(0)}× faster`,
+      `load ${os.loadavg()[0]!.toFixed(1)}`
+    ],
+    [
+      "first resume (reads everything, writes the summary) vs full open",
+      String(entries),
+      ms(firstMs),
+      `${ms(fullMs)} full open`,
+      ratio(firstMs, fullMs),
+      ""
+    ],
+    [
+      "resume after 1,000 appends by another connection (caught up) vs resume with none",
+      String(entries + 1000),
+      ms(afterMs),
+      `${ms(resumeMs)} resume`,
+      ratio(afterMs, resumeMs),
+      ""
+    ]
+  )
 }
 
 table(rows)
