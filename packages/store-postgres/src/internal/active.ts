@@ -126,8 +126,14 @@ export const loadActive = (
     if (active === undefined || !StoreRows.activeBounded(active)) return yield* build
     const wanted = [...new Set(StoreRows.activeRows(active))]
     const found = yield* attempt(run(
-      `SELECT r.seq, r.text, r.raw FROM branchlog_rows r JOIN branchlog_sessions s ON s.session_id = r.session_id
-       WHERE r.session_id = $1 AND r.seq = ANY($2::int[]) AND s.generation = $3`,
+      // one primary-key lookup per row named (LATERAL with LIMIT, which the planner cannot flatten:
+      // never a scan of the session's rows, which it may pick with the statistics of a table just
+      // filled)
+      `SELECT r.seq, r.text, r.raw FROM unnest($2::int[]) AS wanted (seq)
+       CROSS JOIN LATERAL (
+         SELECT seq, text, raw FROM branchlog_rows WHERE session_id = $1 AND seq = wanted.seq LIMIT 1
+       ) r
+       WHERE EXISTS (SELECT 1 FROM branchlog_sessions s WHERE s.session_id = $1 AND s.generation = $3)`,
       [served.id, wanted, generation]
     ))
     if (found.length !== wanted.length) return yield* build
