@@ -11,8 +11,8 @@
 import { Line } from "@branchlog/session-core"
 import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { fold as foldRows, isCurrent as isCurrentRows, recover as recoverRows } from "./internal/store/rows.js"
 import * as Active from "./internal/store/active.js"
+import { fold as foldRows, isCurrent as isCurrentRows, recover as recoverRows } from "./internal/store/rows.js"
 import * as Search from "./internal/store/search.js"
 import { infoReader } from "./SessionCatalog.js"
 import type * as SessionRef from "./SessionRef.js"
@@ -236,8 +236,7 @@ export const activeEncode: (active: ActiveSummary) => { readonly json: string; r
   Active.encode
 
 /** A stored summary of session `key`, or `undefined` when damaged, another session's or of another format version. */
-export const activeDecode: (json: string, filter: Uint8Array, key: string) => ActiveSummary | undefined =
-  Active.decode
+export const activeDecode: (json: string, filter: Uint8Array, key: string) => ActiveSummary | undefined = Active.decode
 
 /**
  * The bounded open of a summary from the rows it names (`rowAt`: the parsed row at a sequence

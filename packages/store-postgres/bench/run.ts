@@ -17,6 +17,7 @@
  * Run: `pnpm bench` in this package (`BRANCHLOG_BENCH_QUICK=1`: smaller counts;
  * `BRANCHLOG_BENCH_ONLY=append,open,latency,resume`: only those).
  */
+import { Synthetic } from "@branchlog/session-core/testing"
 import * as SessionFollow from "@branchlog/session-store/SessionFollow"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
@@ -31,7 +32,6 @@ import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Synthetic } from "@branchlog/session-core/testing"
 import pg from "pg"
 import * as Store from "../src/internal/store.js"
 import { freshDatabase, startServer } from "../test/support/server.js"
@@ -315,8 +315,10 @@ const resumeTable = async () => {
     return row
   })
   await Effect.runPromise(
-    Effect.flatMap(other.load(ref, { cwd: "/w", readOnly: true }), (loaded) =>
-      other.exclusive(ref, (held) => held.append(loaded.cursor!, appended)))
+    Effect.flatMap(
+      other.load(ref, { cwd: "/w", readOnly: true }),
+      (loaded) => other.exclusive(ref, (held) => held.append(loaded.cursor!, appended))
+    )
   )
   t = now()
   const after = await resume()
@@ -324,7 +326,9 @@ const resumeTable = async () => {
   if (!after.isBounded() || context(after) !== context(await full())) throw new Error("the resume after appends")
   const f = percentile(fullTimes, 0.5)
   const r = percentile(resumeTimes, 0.5)
-  console.log(`\nresume of a ${count}-entry session (path of ${pathLength} entries; full open: median of 5, resume: of 15)`)
+  console.log(
+    `\nresume of a ${count}-entry session (path of ${pathLength} entries; full open: median of 5, resume: of 15)`
+  )
   table([
     ["case", "time", "vs"],
     ["full open (read-only)", ms(f), ""],

@@ -28,8 +28,9 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-postgres-resume-")
 
 /** Runs a test's effect with a router over a store of its own (pools closed after). */
 const run = <A, E>(effect: Effect.Effect<A, E, SessionManager.Requirements>) =>
-  Effect.runPromise(Effect.scoped(effect.pipe(Effect.provide(StoreRouter.layerNode([PostgresStore.driver])))) as
-    Effect.Effect<A, E>)
+  Effect.runPromise(
+    Effect.scoped(effect.pipe(Effect.provide(StoreRouter.layerNode([PostgresStore.driver])))) as Effect.Effect<A, E>
+  )
 
 /** A raw row appended through a client of its own (another tool writing, no lease). */
 const rawAppend = (url: string, id: string, text: string) =>
@@ -194,58 +195,62 @@ describe("postgres bounded open (resume)", () => {
     }))
   }, 300_000)
 
-  it("reads only the rows of the active path: many rows off the path and before the compaction are not read", async () => {
-    const url = await database()
-    await run(Effect.gen(function*() {
-      const sm = yield* SessionManager.create("/work", url, { eagerFlush: true })
-      const ref = SessionRef.format(sm.getSessionRef()!)
-      yield* sm.appendMessage(user("root"))
-      const fork = sm.getLeafId()!
-      // a long branch left behind
-      for (let i = 0; i < 600; i++) yield* sm.appendMessage(user(`abandoned ${i} ${"x".repeat(400)}`))
-      yield* sm.branch(fork)
-      // a long branch, compacted near its end
-      for (let i = 0; i < 600; i++) yield* sm.appendMessage(user(`kept ${i} ${"y".repeat(400)}`))
-      const kept = sm.getBranch()[sm.getBranch().length - 5]!.id
-      yield* sm.appendCompaction("the summary", kept, 100)
-      for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`after ${i}`))
-      const first = yield* both(ref)
-      expect(first.got).toEqual(first.want)
-      expect(first.bounded).toBe(false)
-      const { bounded, got, manager, want } = yield* both(ref)
-      expect(got).toEqual(want)
-      expect(bounded).toBe(true)
-      const state = manager.getBoundedState()!
-      // the kept entry, the 4 after it, the compaction, 10 appends
-      expect(state.entries.length).toBe(16)
-      // exactly the texts of the header and the path's rows were read
-      const store = yield* TranscriptStore
-      const loaded = yield* store.load(sm.getSessionRef()!, { cwd: "/", readOnly: true, cache: false })
-      const texts = loaded.rows().map(Line.serialize)
-      const lines = [1, ...state.entries.map((e) => SessionState.positionOf(state, e.id)!.line)]
-      const expected = lines.reduce((n, line) => n + texts[line - 1]!.length, 0)
-      expect(manager.loadReport().bytesRead).toBe(expected)
-      expect(expected * 100).toBeLessThan(texts.reduce((n, t) => n + t.length, 0))
-      // appends, labels and branches on the path work at once, and the next resume catches them up
-      const writer = yield* SessionManager.resume(ref)
-      expect(writer.isBounded()).toBe(true)
-      yield* writer.appendMessage(user("more"))
-      yield* writer.appendLabelChange(state.entries[2]!.id, "here")
-      yield* writer.branch(state.entries[3]!.id)
-      yield* writer.appendMessage(user("branched"))
-      expect(writer.isBounded()).toBe(true)
-      const again = yield* both(ref)
-      expect(again.got).toEqual(again.want)
-      expect(again.bounded).toBe(true)
-      expect(again.manager.loadReport().bytesRead).toBeLessThan(expected * 2)
-      // what needs the whole tree loads the rest, from a synchronous read too
-      const whole = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
-      expect(again.manager.isBounded()).toBe(true)
-      expect(JSON.parse(JSON.stringify(again.manager.getTree()))).toEqual(JSON.parse(JSON.stringify(whole.getTree())))
-      expect(again.manager.isBounded()).toBe(false)
-      expect(again.manager.getEntries().length).toBe(whole.getEntries().length)
-    }))
-  }, 300_000)
+  it(
+    "reads only the rows of the active path: many rows off the path and before the compaction are not read",
+    async () => {
+      const url = await database()
+      await run(Effect.gen(function*() {
+        const sm = yield* SessionManager.create("/work", url, { eagerFlush: true })
+        const ref = SessionRef.format(sm.getSessionRef()!)
+        yield* sm.appendMessage(user("root"))
+        const fork = sm.getLeafId()!
+        // a long branch left behind
+        for (let i = 0; i < 600; i++) yield* sm.appendMessage(user(`abandoned ${i} ${"x".repeat(400)}`))
+        yield* sm.branch(fork)
+        // a long branch, compacted near its end
+        for (let i = 0; i < 600; i++) yield* sm.appendMessage(user(`kept ${i} ${"y".repeat(400)}`))
+        const kept = sm.getBranch()[sm.getBranch().length - 5]!.id
+        yield* sm.appendCompaction("the summary", kept, 100)
+        for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`after ${i}`))
+        const first = yield* both(ref)
+        expect(first.got).toEqual(first.want)
+        expect(first.bounded).toBe(false)
+        const { bounded, got, manager, want } = yield* both(ref)
+        expect(got).toEqual(want)
+        expect(bounded).toBe(true)
+        const state = manager.getBoundedState()!
+        // the kept entry, the 4 after it, the compaction, 10 appends
+        expect(state.entries.length).toBe(16)
+        // exactly the texts of the header and the path's rows were read
+        const store = yield* TranscriptStore
+        const loaded = yield* store.load(sm.getSessionRef()!, { cwd: "/", readOnly: true, cache: false })
+        const texts = loaded.rows().map(Line.serialize)
+        const lines = [1, ...state.entries.map((e) => SessionState.positionOf(state, e.id)!.line)]
+        const expected = lines.reduce((n, line) => n + texts[line - 1]!.length, 0)
+        expect(manager.loadReport().bytesRead).toBe(expected)
+        expect(expected * 100).toBeLessThan(texts.reduce((n, t) => n + t.length, 0))
+        // appends, labels and branches on the path work at once, and the next resume catches them up
+        const writer = yield* SessionManager.resume(ref)
+        expect(writer.isBounded()).toBe(true)
+        yield* writer.appendMessage(user("more"))
+        yield* writer.appendLabelChange(state.entries[2]!.id, "here")
+        yield* writer.branch(state.entries[3]!.id)
+        yield* writer.appendMessage(user("branched"))
+        expect(writer.isBounded()).toBe(true)
+        const again = yield* both(ref)
+        expect(again.got).toEqual(again.want)
+        expect(again.bounded).toBe(true)
+        expect(again.manager.loadReport().bytesRead).toBeLessThan(expected * 2)
+        // what needs the whole tree loads the rest, from a synchronous read too
+        const whole = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
+        expect(again.manager.isBounded()).toBe(true)
+        expect(JSON.parse(JSON.stringify(again.manager.getTree()))).toEqual(JSON.parse(JSON.stringify(whole.getTree())))
+        expect(again.manager.isBounded()).toBe(false)
+        expect(again.manager.getEntries().length).toBe(whole.getEntries().length)
+      }))
+    },
+    300_000
+  )
 
   it("a damaged, stale or foreign summary, duplicate ids, a torn last row: still the full open's answers", async () => {
     const url = await database()
@@ -291,10 +296,13 @@ describe("postgres bounded open (resume)", () => {
         [
           "a path row's sequence number edited (another row there)",
           "UPDATE branchlog_sessions SET active = $2 WHERE session_id = $1",
-          [id, edited((json) => {
-            json.segment[1]!.line -= 2
-            json.segment[1]!.offset -= 2
-          })]
+          [
+            id,
+            edited((json) => {
+              json.segment[1]!.line -= 2
+              json.segment[1]!.offset -= 2
+            })
+          ]
         ],
         [
           "a summary ahead of the rows",
@@ -338,41 +346,45 @@ describe("postgres bounded open (resume)", () => {
     }))
   }, 120_000)
 
-  it("a database of schema version 1: read-only resumes it fully; a writable open migrates it, then bounded", async () => {
-    const url = await database()
-    const id = await run(Effect.gen(function*() {
-      const sm = yield* SessionManager.create("/work", url, { eagerFlush: true })
-      for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`u${i}`))
-      return sm.getSessionId()
-    }))
-    // back to version 1: the columns of migration 2 dropped, its record removed
-    await Effect.runPromise(Effect.gen(function*() {
-      yield* sql(
-        url,
-        `ALTER TABLE branchlog_sessions DROP COLUMN active, DROP COLUMN active_filter,
+  it(
+    "a database of schema version 1: read-only resumes it fully; a writable open migrates it, then bounded",
+    async () => {
+      const url = await database()
+      const id = await run(Effect.gen(function*() {
+        const sm = yield* SessionManager.create("/work", url, { eagerFlush: true })
+        for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`u${i}`))
+        return sm.getSessionId()
+      }))
+      // back to version 1: the columns of migration 2 dropped, its record removed
+      await Effect.runPromise(Effect.gen(function*() {
+        yield* sql(
+          url,
+          `ALTER TABLE branchlog_sessions DROP COLUMN active, DROP COLUMN active_filter,
            DROP COLUMN active_generation, DROP COLUMN active_seq`
-      )
-      yield* sql(url, "DELETE FROM branchlog_migrations WHERE migration_id = 2")
-    }))
-    const ref = `${url}#${id}`
-    await run(Effect.gen(function*() {
-      for (let i = 0; i < 2; i++) {
-        const { bounded, got, want } = yield* both(ref, { readOnly: true, writeIndex: false })
-        expect(got).toEqual(want)
-        expect(bounded).toBe(false)
-        expect(want.leaf).not.toBeNull()
-      }
-    }))
-    const [before] = await Effect.runPromise(sql(url, "SELECT max(migration_id) AS v FROM branchlog_migrations"))
-    expect(Number(before.v)).toBe(1)
-    await run(Effect.gen(function*() {
-      const first = yield* both(ref, { readOnly: false })
-      expect(first.got).toEqual(first.want)
-      const second = yield* both(ref, { readOnly: false })
-      expect(second.got).toEqual(second.want)
-      expect(second.bounded).toBe(true)
-    }))
-    const [after] = await Effect.runPromise(sql(url, "SELECT max(migration_id) AS v FROM branchlog_migrations"))
-    expect(Number(after.v)).toBe(PostgresStore.schemaVersion)
-  }, 120_000)
+        )
+        yield* sql(url, "DELETE FROM branchlog_migrations WHERE migration_id = 2")
+      }))
+      const ref = `${url}#${id}`
+      await run(Effect.gen(function*() {
+        for (let i = 0; i < 2; i++) {
+          const { bounded, got, want } = yield* both(ref, { readOnly: true, writeIndex: false })
+          expect(got).toEqual(want)
+          expect(bounded).toBe(false)
+          expect(want.leaf).not.toBeNull()
+        }
+      }))
+      const [before] = await Effect.runPromise(sql(url, "SELECT max(migration_id) AS v FROM branchlog_migrations"))
+      expect(Number(before.v)).toBe(1)
+      await run(Effect.gen(function*() {
+        const first = yield* both(ref, { readOnly: false })
+        expect(first.got).toEqual(first.want)
+        const second = yield* both(ref, { readOnly: false })
+        expect(second.got).toEqual(second.want)
+        expect(second.bounded).toBe(true)
+      }))
+      const [after] = await Effect.runPromise(sql(url, "SELECT max(migration_id) AS v FROM branchlog_migrations"))
+      expect(Number(after.v)).toBe(PostgresStore.schemaVersion)
+    },
+    120_000
+  )
 })

@@ -331,7 +331,8 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
       resolve: serve,
       ...addressing,
       load,
-      loadActive: (r, o) => Effect.flatMap(serve(r), (served) => Active.loadActive(activeDeps, served, keyOf(served), o)),
+      loadActive: (r, o) =>
+        Effect.flatMap(serve(r), (served) => Active.loadActive(activeDeps, served, keyOf(served), o)),
       changes: (r, cursor) =>
         Effect.flatMap(
           serve(r),

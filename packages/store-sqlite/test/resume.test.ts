@@ -22,6 +22,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import { driver } from "../src/Driver.js"
+import type { Db } from "../src/internal/database.js"
 import * as Schema from "../src/internal/schema.js"
 import { withDb } from "./support/backend.js"
 
@@ -97,252 +98,279 @@ const storedActive = (db: string, id: string) =>
 const all = fixtures()
 
 describe("sqlite bounded open (resume)", () => {
-  it.live("every fixture copied into sqlite: the bounded open equals the full open, first and after", () =>
-    Effect.gen(function*() {
-      expect(all.length).toBeGreaterThanOrEqual(10)
-      const dir = fs.mkdtempSync(path.join(root, "fixtures-"))
-      const db = path.join(dir, "sessions.db")
-      let boundedCount = 0
-      for (const fixture of all) {
-        const file = path.join(dir, `${fixture.name}.jsonl`)
-        fs.writeFileSync(file, fixture.bytes)
-        const copied = yield* SessionCopy.copy(file, { _tag: "Location", location: `sqlite:${db}` })
-        const ref = SessionRef.format(copied.to)
-        for (let round = 0; round < 3; round++) {
-          const { bounded, got, want } = yield* both(ref)
-          expect(got, `${fixture.name} round ${round}`).toEqual(want)
-          // the first resume reads the whole session (and writes the summary)
-          if (round === 0) expect(bounded, `${fixture.name} round 0`).toBe(false)
-          if (round === 2 && bounded) boundedCount++
+  it.live(
+    "every fixture copied into sqlite: the bounded open equals the full open, first and after",
+    () =>
+      Effect.gen(function*() {
+        expect(all.length).toBeGreaterThanOrEqual(10)
+        const dir = fs.mkdtempSync(path.join(root, "fixtures-"))
+        const db = path.join(dir, "sessions.db")
+        let boundedCount = 0
+        for (const fixture of all) {
+          const file = path.join(dir, `${fixture.name}.jsonl`)
+          fs.writeFileSync(file, fixture.bytes)
+          const copied = yield* SessionCopy.copy(file, { _tag: "Location", location: `sqlite:${db}` })
+          const ref = SessionRef.format(copied.to)
+          for (let round = 0; round < 3; round++) {
+            const { bounded, got, want } = yield* both(ref)
+            expect(got, `${fixture.name} round ${round}`).toEqual(want)
+            // the first resume reads the whole session (and writes the summary)
+            if (round === 0) expect(bounded, `${fixture.name} round 0`).toBe(false)
+            if (round === 2 && bounded) boundedCount++
+          }
         }
-      }
-      expect(boundedCount).toBeGreaterThan(all.length / 2)
-    }).pipe(Effect.provide(layer)), 120_000)
+        expect(boundedCount).toBeGreaterThan(all.length / 2)
+      }).pipe(Effect.provide(layer)),
+    120_000
+  )
 
-  it.live("random appends, branches, labels, names and compactions, by the resumed manager and by others", () =>
-    Effect.gen(function*() {
-      const db = path.join(fs.mkdtempSync(path.join(root, "random-")), "sessions.db")
-      let boundedCount = 0
-      for (let seed = 1; seed <= 5; seed++) {
-        const random = prng(seed)
-        const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
-        const created = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
-        const ref = SessionRef.format(created.getSessionRef()!)
-        const sessionId = created.getSessionId()
-        yield* created.appendMessage(user("hello"))
-        yield* created.appendMessage(assistant("hi"))
-        let sm = yield* SessionManager.resume(ref)
-        let foreignSeq = 0
-        for (let step = 0; step < 60; step++) {
-          const ids = (yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false }))
-            .getEntries().map((e) => e.id)
-          const branchIds = (sm.getBoundedState() ?? sm.getState()).entries.map((e) => e.id)
-          const r = random()
-          if (r < 0.25) yield* sm.appendMessage(pick([user, assistant])(`m${step}`))
-          else if (r < 0.3) yield* sm.appendThinkingLevelChange(pick(["low", "high", "off"]))
-          else if (r < 0.35) yield* sm.appendModelChange("p", pick(["a", "b"]))
-          else if (r < 0.42) {
-            const kept = random() < 0.2 ? null : pick(random() < 0.7 ? branchIds : ids)
-            yield* sm.appendCompaction(`summary ${step}`, kept, 100)
-          } else if (r < 0.5) yield* sm.branch(pick(random() < 0.6 ? branchIds : ids))
-          else if (r < 0.56) yield* sm.appendLabelChange(pick(ids), random() < 0.8 ? `l${step}` : undefined)
-          else if (r < 0.6) yield* sm.appendSessionInfo(`name ${step}`)
-          else if (r < 0.64) yield* sm.branchWithSummary(pick(branchIds), `bs ${step}`)
-          else if (r < 0.66) yield* sm.resetLeaf()
-          else if (r < 0.76) {
-            // a second manager (full open) appends
-            const other = yield* SessionManager.open(ref, undefined, undefined, { cache: false })
-            if (random() < 0.3) yield* other.branch(pick(ids))
-            yield* other.appendMessage(user(`foreign ${step}`))
-          } else if (r < 0.86) {
-            // a raw row through a connection of its own (as another process or tool writes it)
-            const last = (yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false }))
-              .getLeafId()
-            const id = `f${String(foreignSeq++).padStart(7, "0")}`
-            const parentId = random() < 0.8 ? last : pick(ids)
-            const text = JSON.stringify({
-              type: "message",
-              id,
-              parentId,
-              timestamp: "2026-01-01T00:00:00.000Z",
-              message: user(`raw ${step}`)
-            })
-            withDb(db, (d) => d.write(sessionId, [text], { nowMs: Date.now() }))
-          } else sm = yield* SessionManager.resume(ref)
-          const { bounded, got, want } = yield* both(ref)
-          if (bounded) boundedCount++
-          expect(got, `seed ${seed} step ${step}`).toEqual(want)
-          yield* sm.refresh()
-          const fresh = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
-          expect(JSON.parse(JSON.stringify(sm.buildSessionContext())), `seed ${seed} step ${step} (writer)`)
-            .toEqual(JSON.parse(JSON.stringify(fresh.buildSessionContext(sm.getLeafId()))))
+  it.live(
+    "random appends, branches, labels, names and compactions, by the resumed manager and by others",
+    () =>
+      Effect.gen(function*() {
+        const db = path.join(fs.mkdtempSync(path.join(root, "random-")), "sessions.db")
+        let boundedCount = 0
+        for (let seed = 1; seed <= 5; seed++) {
+          const random = prng(seed)
+          const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
+          const created = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
+          const ref = SessionRef.format(created.getSessionRef()!)
+          const sessionId = created.getSessionId()
+          yield* created.appendMessage(user("hello"))
+          yield* created.appendMessage(assistant("hi"))
+          let sm = yield* SessionManager.resume(ref)
+          let foreignSeq = 0
+          for (let step = 0; step < 60; step++) {
+            const ids = (yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false }))
+              .getEntries().map((e) => e.id)
+            const branchIds = (sm.getBoundedState() ?? sm.getState()).entries.map((e) => e.id)
+            const r = random()
+            if (r < 0.25) yield* sm.appendMessage(pick([user, assistant])(`m${step}`))
+            else if (r < 0.3) yield* sm.appendThinkingLevelChange(pick(["low", "high", "off"]))
+            else if (r < 0.35) yield* sm.appendModelChange("p", pick(["a", "b"]))
+            else if (r < 0.42) {
+              const kept = random() < 0.2 ? null : pick(random() < 0.7 ? branchIds : ids)
+              yield* sm.appendCompaction(`summary ${step}`, kept, 100)
+            } else if (r < 0.5) yield* sm.branch(pick(random() < 0.6 ? branchIds : ids))
+            else if (r < 0.56) yield* sm.appendLabelChange(pick(ids), random() < 0.8 ? `l${step}` : undefined)
+            else if (r < 0.6) yield* sm.appendSessionInfo(`name ${step}`)
+            else if (r < 0.64) yield* sm.branchWithSummary(pick(branchIds), `bs ${step}`)
+            else if (r < 0.66) yield* sm.resetLeaf()
+            else if (r < 0.76) {
+              // a second manager (full open) appends
+              const other = yield* SessionManager.open(ref, undefined, undefined, { cache: false })
+              if (random() < 0.3) yield* other.branch(pick(ids))
+              yield* other.appendMessage(user(`foreign ${step}`))
+            } else if (r < 0.86) {
+              // a raw row through a connection of its own (as another process or tool writes it)
+              const last = (yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false }))
+                .getLeafId()
+              const id = `f${String(foreignSeq++).padStart(7, "0")}`
+              const parentId = random() < 0.8 ? last : pick(ids)
+              const text = JSON.stringify({
+                type: "message",
+                id,
+                parentId,
+                timestamp: "2026-01-01T00:00:00.000Z",
+                message: user(`raw ${step}`)
+              })
+              withDb(db, (d) => d.write(sessionId, [text], { nowMs: Date.now() }))
+            } else sm = yield* SessionManager.resume(ref)
+            const { bounded, got, want } = yield* both(ref)
+            if (bounded) boundedCount++
+            expect(got, `seed ${seed} step ${step}`).toEqual(want)
+            yield* sm.refresh()
+            const fresh = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
+            expect(JSON.parse(JSON.stringify(sm.buildSessionContext())), `seed ${seed} step ${step} (writer)`)
+              .toEqual(JSON.parse(JSON.stringify(fresh.buildSessionContext(sm.getLeafId()))))
+          }
         }
-      }
-      // most steps are answered bounded (the summary caught up, not rebuilt)
-      expect(boundedCount).toBeGreaterThan(150)
-    }).pipe(Effect.provide(layer)), 300_000)
+        // most steps are answered bounded (the summary caught up, not rebuilt)
+        expect(boundedCount).toBeGreaterThan(150)
+      }).pipe(Effect.provide(layer)),
+    300_000
+  )
 
-  it.live("reads only the rows of the active path: many rows off the path and before the compaction are not read", () =>
-    Effect.gen(function*() {
-      const db = path.join(fs.mkdtempSync(path.join(root, "bounded-")), "sessions.db")
-      const sm = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
-      const ref = SessionRef.format(sm.getSessionRef()!)
-      yield* sm.appendMessage(user("root"))
-      const fork = sm.getLeafId()!
-      // a long branch left behind
-      for (let i = 0; i < 1500; i++) yield* sm.appendMessage(user(`abandoned ${i} ${"x".repeat(200)}`))
-      yield* sm.branch(fork)
-      // a long branch, compacted near its end
-      for (let i = 0; i < 1500; i++) yield* sm.appendMessage(user(`kept ${i} ${"y".repeat(200)}`))
-      const kept = sm.getBranch()[sm.getBranch().length - 5]!.id
-      yield* sm.appendCompaction("the summary", kept, 100)
-      for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`after ${i}`))
-      const first = yield* both(ref)
-      expect(first.got).toEqual(first.want)
-      expect(first.bounded).toBe(false)
-      const { bounded, got, manager, want } = yield* both(ref)
-      expect(got).toEqual(want)
-      expect(bounded).toBe(true)
-      const state = manager.getBoundedState()!
-      // the kept entry, the 4 after it, the compaction, 10 appends
-      expect(state.entries.length).toBe(16)
-      // exactly the texts of the header and the path's rows were read
-      const store = yield* TranscriptStore
-      const loaded = yield* store.load(sm.getSessionRef()!, { cwd: "/", readOnly: true, cache: false })
-      const texts = loaded.rows().map(Line.serialize)
-      const lines = [1, ...state.entries.map((e) => SessionState.positionOf(state, e.id)!.line)]
-      const expected = lines.reduce((n, line) => n + texts[line - 1]!.length, 0)
-      expect(manager.loadReport().bytesRead).toBe(expected)
-      expect(expected * 100).toBeLessThan(texts.reduce((n, t) => n + t.length, 0))
-      // appends, labels and branches on the path work at once, and the next resume catches them up
-      const writer = yield* SessionManager.resume(ref)
-      expect(writer.isBounded()).toBe(true)
-      yield* writer.appendMessage(user("more"))
-      yield* writer.appendLabelChange(state.entries[2]!.id, "here")
-      yield* writer.branch(state.entries[3]!.id)
-      yield* writer.appendMessage(user("branched"))
-      expect(writer.isBounded()).toBe(true)
-      const again = yield* both(ref)
-      expect(again.got).toEqual(again.want)
-      expect(again.bounded).toBe(true)
-      expect(again.manager.loadReport().bytesRead).toBeLessThan(expected * 2)
-      // what needs the whole tree loads the rest, from a synchronous read too
-      const whole = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
-      expect(again.manager.isBounded()).toBe(true)
-      expect(JSON.parse(JSON.stringify(again.manager.getTree()))).toEqual(JSON.parse(JSON.stringify(whole.getTree())))
-      expect(again.manager.isBounded()).toBe(false)
-      expect(again.manager.getEntries().length).toBe(whole.getEntries().length)
-    }).pipe(Effect.provide(layer)), 300_000)
-
-  it.live("a damaged, stale or foreign summary, duplicate ids, a torn last row: still the full open's answers", () =>
-    Effect.gen(function*() {
-      const db = path.join(fs.mkdtempSync(path.join(root, "damage-")), "sessions.db")
-      const sm = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
-      const ref = SessionRef.format(sm.getSessionRef()!)
-      const id = sm.getSessionId()
-      for (let i = 0; i < 20; i++) {
-        yield* sm.appendMessage(user(`u${i}`))
-        yield* sm.appendMessage(assistant(`a${i}`))
-      }
-      yield* sm.appendCompaction("s", sm.getBranch()[30]!.id, 10)
-      yield* sm.appendMessage(user("last"))
-      const other = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
-      yield* other.appendMessage(user("other session"))
-      const otherRef = SessionRef.format(other.getSessionRef()!)
-      yield* both(ref)
-      yield* both(otherRef)
-      expect((yield* both(ref)).bounded).toBe(true)
-      const good = storedActive(db, id)!
-      const damage: ReadonlyArray<[string, (d: import("../src/internal/database.js").Db) => void]> = [
-        ["garbage JSON", (d) => d.handle.prepare("UPDATE sessions SET active = '{nope' WHERE id = ?").run(id)],
-        ["truncated filter", (d) =>
-          d.handle.prepare("UPDATE sessions SET active_filter = substr(active_filter, 1, 5) WHERE id = ?").run(id)],
-        [
-          "another session's summary",
-          (d) =>
-            d.handle.prepare(
-              `UPDATE sessions SET (active, active_filter, active_seq) =
-                 (SELECT active, active_filter, active_seq FROM sessions WHERE id = ?) WHERE id = ?`
-            ).run(other.getSessionId(), id)
-        ],
-        ["a path row's sequence number edited (another row there)", (d) => {
-          const json = JSON.parse(good.active!) as { segment: Array<{ line: number; offset: number }> }
-          json.segment[1]!.line -= 2
-          json.segment[1]!.offset -= 2
-          d.handle.prepare("UPDATE sessions SET active = ? WHERE id = ?").run(JSON.stringify(json), id)
-        }],
-        ["a summary ahead of the rows", (d) =>
-          d.handle.prepare("UPDATE sessions SET active_seq = active_seq + 5 WHERE id = ?").run(id)]
-      ]
-      for (const [what, f] of damage) {
-        withDb(db, (d) => {
-          d.handle.prepare("UPDATE sessions SET active = ?, active_filter = ?, active_seq = ? WHERE id = ?").run(
-            good.active,
-            good.active_filter,
-            good.active_seq,
-            id
-          )
-          f(d)
-        })
-        const { got, want } = yield* both(ref)
-        expect(got, what).toEqual(want)
-        // written again: the next one is bounded
-        const after = yield* both(ref)
-        expect(after.got, what).toEqual(after.want)
-        expect(after.bounded, what).toBe(true)
-      }
-      // a duplicate id (another tool's row): answered by a full read, every time
-      const dup = sm.getBranch()[35]!
-      withDb(db, (d) => d.write(id, [JSON.stringify({ ...dup, parentId: sm.getLeafId() })], { nowMs: Date.now() }))
-      for (let i = 0; i < 2; i++) {
-        const { bounded, got, want } = yield* both(ref)
-        expect(got).toEqual(want)
-        expect(bounded).toBe(false)
-      }
-      // a torn last row
-      const torn = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
-      yield* torn.appendMessage(user("x"))
-      const tornRef = SessionRef.format(torn.getSessionRef()!)
-      withDb(db, (d) => d.write(torn.getSessionId(), ['{"type":"message","id":"tt'], { nowMs: Date.now(), torn: true }))
-      for (let i = 0; i < 2; i++) {
-        const { bounded, got, want } = yield* both(tornRef)
-        expect(got).toEqual(want)
-        expect(bounded).toBe(false)
-      }
-    }).pipe(Effect.provide(layer)), 120_000)
-
-  it.live("a database of schema version 2: read-only resumes it fully; a writable open migrates it, then bounded", () =>
-    Effect.gen(function*() {
-      const db = path.join(fs.mkdtempSync(path.join(root, "v2-")), "sessions.db")
-      const id = yield* Effect.scoped(Effect.gen(function*() {
+  it.live(
+    "reads only the rows of the active path: many rows off the path and before the compaction are not read",
+    () =>
+      Effect.gen(function*() {
+        const db = path.join(fs.mkdtempSync(path.join(root, "bounded-")), "sessions.db")
         const sm = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
-        for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`u${i}`))
-        return sm.getSessionId()
-      })).pipe(Effect.provide(StoreRouter.layerNode([driver])))
-      // back to version 2: the columns of migration 3 dropped, its record removed
-      withDb(db, (d) => {
-        for (const c of ["active", "active_filter", "active_generation", "active_seq"]) {
-          d.handle.exec(`ALTER TABLE sessions DROP COLUMN ${c}`)
+        const ref = SessionRef.format(sm.getSessionRef()!)
+        yield* sm.appendMessage(user("root"))
+        const fork = sm.getLeafId()!
+        // a long branch left behind
+        for (let i = 0; i < 1500; i++) yield* sm.appendMessage(user(`abandoned ${i} ${"x".repeat(200)}`))
+        yield* sm.branch(fork)
+        // a long branch, compacted near its end
+        for (let i = 0; i < 1500; i++) yield* sm.appendMessage(user(`kept ${i} ${"y".repeat(200)}`))
+        const kept = sm.getBranch()[sm.getBranch().length - 5]!.id
+        yield* sm.appendCompaction("the summary", kept, 100)
+        for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`after ${i}`))
+        const first = yield* both(ref)
+        expect(first.got).toEqual(first.want)
+        expect(first.bounded).toBe(false)
+        const { bounded, got, manager, want } = yield* both(ref)
+        expect(got).toEqual(want)
+        expect(bounded).toBe(true)
+        const state = manager.getBoundedState()!
+        // the kept entry, the 4 after it, the compaction, 10 appends
+        expect(state.entries.length).toBe(16)
+        // exactly the texts of the header and the path's rows were read
+        const store = yield* TranscriptStore
+        const loaded = yield* store.load(sm.getSessionRef()!, { cwd: "/", readOnly: true, cache: false })
+        const texts = loaded.rows().map(Line.serialize)
+        const lines = [1, ...state.entries.map((e) => SessionState.positionOf(state, e.id)!.line)]
+        const expected = lines.reduce((n, line) => n + texts[line - 1]!.length, 0)
+        expect(manager.loadReport().bytesRead).toBe(expected)
+        expect(expected * 100).toBeLessThan(texts.reduce((n, t) => n + t.length, 0))
+        // appends, labels and branches on the path work at once, and the next resume catches them up
+        const writer = yield* SessionManager.resume(ref)
+        expect(writer.isBounded()).toBe(true)
+        yield* writer.appendMessage(user("more"))
+        yield* writer.appendLabelChange(state.entries[2]!.id, "here")
+        yield* writer.branch(state.entries[3]!.id)
+        yield* writer.appendMessage(user("branched"))
+        expect(writer.isBounded()).toBe(true)
+        const again = yield* both(ref)
+        expect(again.got).toEqual(again.want)
+        expect(again.bounded).toBe(true)
+        expect(again.manager.loadReport().bytesRead).toBeLessThan(expected * 2)
+        // what needs the whole tree loads the rest, from a synchronous read too
+        const whole = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
+        expect(again.manager.isBounded()).toBe(true)
+        expect(JSON.parse(JSON.stringify(again.manager.getTree()))).toEqual(JSON.parse(JSON.stringify(whole.getTree())))
+        expect(again.manager.isBounded()).toBe(false)
+        expect(again.manager.getEntries().length).toBe(whole.getEntries().length)
+      }).pipe(Effect.provide(layer)),
+    300_000
+  )
+
+  it.live(
+    "a damaged, stale or foreign summary, duplicate ids, a torn last row: still the full open's answers",
+    () =>
+      Effect.gen(function*() {
+        const db = path.join(fs.mkdtempSync(path.join(root, "damage-")), "sessions.db")
+        const sm = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
+        const ref = SessionRef.format(sm.getSessionRef()!)
+        const id = sm.getSessionId()
+        for (let i = 0; i < 20; i++) {
+          yield* sm.appendMessage(user(`u${i}`))
+          yield* sm.appendMessage(assistant(`a${i}`))
         }
-        d.handle.exec(`DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id = 3`)
-        expect(Schema.versionOf(d.handle)).toBe(2)
-      })
-      const ref = `sqlite:${db}#${id}`
-      // a fresh store: read-only opens of version 2 read the whole session
-      yield* Effect.gen(function*() {
+        yield* sm.appendCompaction("s", sm.getBranch()[30]!.id, 10)
+        yield* sm.appendMessage(user("last"))
+        const other = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
+        yield* other.appendMessage(user("other session"))
+        const otherRef = SessionRef.format(other.getSessionRef()!)
+        yield* both(ref)
+        yield* both(otherRef)
+        expect((yield* both(ref)).bounded).toBe(true)
+        const good = storedActive(db, id)!
+        const damage: ReadonlyArray<[string, (d: Db) => void]> = [
+          ["garbage JSON", (d) => d.handle.prepare("UPDATE sessions SET active = '{nope' WHERE id = ?").run(id)],
+          [
+            "truncated filter",
+            (d) =>
+              d.handle.prepare("UPDATE sessions SET active_filter = substr(active_filter, 1, 5) WHERE id = ?").run(id)
+          ],
+          [
+            "another session's summary",
+            (d) =>
+              d.handle.prepare(
+                `UPDATE sessions SET (active, active_filter, active_seq) =
+                 (SELECT active, active_filter, active_seq FROM sessions WHERE id = ?) WHERE id = ?`
+              ).run(other.getSessionId(), id)
+          ],
+          ["a path row's sequence number edited (another row there)", (d) => {
+            const json = JSON.parse(good.active!) as { segment: Array<{ line: number; offset: number }> }
+            json.segment[1]!.line -= 2
+            json.segment[1]!.offset -= 2
+            d.handle.prepare("UPDATE sessions SET active = ? WHERE id = ?").run(JSON.stringify(json), id)
+          }],
+          ["a summary ahead of the rows", (d) =>
+            d.handle.prepare("UPDATE sessions SET active_seq = active_seq + 5 WHERE id = ?").run(id)]
+        ]
+        for (const [what, f] of damage) {
+          withDb(db, (d) => {
+            d.handle.prepare("UPDATE sessions SET active = ?, active_filter = ?, active_seq = ? WHERE id = ?").run(
+              good.active,
+              good.active_filter,
+              good.active_seq,
+              id
+            )
+            f(d)
+          })
+          const { got, want } = yield* both(ref)
+          expect(got, what).toEqual(want)
+          // written again: the next one is bounded
+          const after = yield* both(ref)
+          expect(after.got, what).toEqual(after.want)
+          expect(after.bounded, what).toBe(true)
+        }
+        // a duplicate id (another tool's row): answered by a full read, every time
+        const dup = sm.getBranch()[35]!
+        withDb(db, (d) =>
+          d.write(id, [JSON.stringify({ ...dup, parentId: sm.getLeafId() })], { nowMs: Date.now() }))
         for (let i = 0; i < 2; i++) {
-          const { bounded, got, want } = yield* both(ref, { readOnly: true, writeIndex: false })
+          const { bounded, got, want } = yield* both(ref)
           expect(got).toEqual(want)
           expect(bounded).toBe(false)
         }
-      }).pipe(Effect.provide(StoreRouter.layerNode([driver])))
-      yield* Effect.gen(function*() {
-        const first = yield* both(ref, { readOnly: false })
-        expect(first.got).toEqual(first.want)
-        const second = yield* both(ref, { readOnly: false })
-        expect(second.got).toEqual(second.want)
-        expect(second.bounded).toBe(true)
-      }).pipe(Effect.provide(StoreRouter.layerNode([driver])))
-      withDb(db, (d) => expect(Schema.versionOf(d.handle)).toBe(Schema.LATEST))
-    }), 120_000)
+        // a torn last row
+        const torn = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
+        yield* torn.appendMessage(user("x"))
+        const tornRef = SessionRef.format(torn.getSessionRef()!)
+        withDb(
+          db,
+          (d) => d.write(torn.getSessionId(), ["{\"type\":\"message\",\"id\":\"tt"], { nowMs: Date.now(), torn: true })
+        )
+        for (let i = 0; i < 2; i++) {
+          const { bounded, got, want } = yield* both(tornRef)
+          expect(got).toEqual(want)
+          expect(bounded).toBe(false)
+        }
+      }).pipe(Effect.provide(layer)),
+    120_000
+  )
+
+  it.live(
+    "a database of schema version 2: read-only resumes it fully; a writable open migrates it, then bounded",
+    () =>
+      Effect.gen(function*() {
+        const db = path.join(fs.mkdtempSync(path.join(root, "v2-")), "sessions.db")
+        const id = yield* Effect.scoped(Effect.gen(function*() {
+          const sm = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
+          for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`u${i}`))
+          return sm.getSessionId()
+        })).pipe(Effect.provide(StoreRouter.layerNode([driver])))
+        // back to version 2: the columns of migration 3 dropped, its record removed
+        withDb(db, (d) => {
+          for (const c of ["active", "active_filter", "active_generation", "active_seq"]) {
+            d.handle.exec(`ALTER TABLE sessions DROP COLUMN ${c}`)
+          }
+          d.handle.exec(`DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id = 3`)
+          expect(Schema.versionOf(d.handle)).toBe(2)
+        })
+        const ref = `sqlite:${db}#${id}`
+        // a fresh store: read-only opens of version 2 read the whole session
+        yield* Effect.gen(function*() {
+          for (let i = 0; i < 2; i++) {
+            const { bounded, got, want } = yield* both(ref, { readOnly: true, writeIndex: false })
+            expect(got).toEqual(want)
+            expect(bounded).toBe(false)
+          }
+        }).pipe(Effect.provide(StoreRouter.layerNode([driver])))
+        yield* Effect.gen(function*() {
+          const first = yield* both(ref, { readOnly: false })
+          expect(first.got).toEqual(first.want)
+          const second = yield* both(ref, { readOnly: false })
+          expect(second.got).toEqual(second.want)
+          expect(second.bounded).toBe(true)
+        }).pipe(Effect.provide(StoreRouter.layerNode([driver])))
+        withDb(db, (d) => expect(Schema.versionOf(d.handle)).toBe(Schema.LATEST))
+      }),
+    120_000
+  )
 })

@@ -35,8 +35,8 @@ import * as Lease from "./lease.js"
 import * as Pools from "./pools.js"
 import * as Rows from "./rows.js"
 import * as Schema from "./schema.js"
-import { type Found, loadRowsSync, SyncReadError } from "./syncload.js"
 import { isTransient, onPool, redact, retrying, retrySchedule, type Run, toStoreError } from "./sql.js"
+import { type Found, loadRowsSync, SyncReadError } from "./syncload.js"
 
 /** Options of the store. */
 export interface Options extends Pools.PoolOptions {

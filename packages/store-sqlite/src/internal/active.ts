@@ -11,6 +11,7 @@
  */
 import { Line } from "@branchlog/session-core"
 import type * as SessionRef from "@branchlog/session-store/SessionRef"
+import type { FileSystemError } from "@branchlog/session-store/StoreError"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
 import type {
   ActiveOptions,
@@ -21,7 +22,6 @@ import type {
   StoreFailure
 } from "@branchlog/session-store/TranscriptStore"
 import * as Effect from "effect/Effect"
-import type { FileSystemError } from "@branchlog/session-store/StoreError"
 import type { Db, SessionRow, StoredActive } from "./database.js"
 
 /** What the store gives the bounded open. */

@@ -162,7 +162,8 @@ export const decode = (json: string, filter: Uint8Array, session: string): Activ
       & Summary
     const bits = filter.byteLength * 8
     if (
-      value.version !== VERSION || value.session !== session || !Number.isSafeInteger(value.generation) || !Number.isSafeInteger(value.idCount) ||
+      value.version !== VERSION || value.session !== session || !Number.isSafeInteger(value.generation) ||
+      !Number.isSafeInteger(value.idCount) ||
       filter.byteLength % 4 !== 0 || bits < 64 || (bits & (bits - 1)) !== 0
     ) return undefined
     const { generation, idCount, session: _session, version: _version, ...summary } = value
