@@ -36,7 +36,7 @@ import * as Pools from "./pools.js"
 import * as Rows from "./rows.js"
 import * as Schema from "./schema.js"
 import { isTransient, onPool, redact, retrying, retrySchedule, type Run, toStoreError } from "./sql.js"
-import { type Found, loadRowsSync, SyncReadError } from "./syncload.js"
+import { available as canLoadSync, type Found, loadRowsSync, SyncReadError } from "./syncload.js"
 
 /** Options of the store. */
 export interface Options extends Pools.PoolOptions {
@@ -352,6 +352,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         ),
       load,
       loadSync,
+      canLoadSync,
       cursorOf,
       generationOf: (cursor, key) => StoreRows.fromCursor(cursor, id, key)?.generation,
       attempt: (effect, key) => retrying(effect, retryMs).pipe(Effect.catchAll(fail(key, "resume")))

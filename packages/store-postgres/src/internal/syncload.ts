@@ -17,16 +17,37 @@ export interface Found {
   readonly tornTail: boolean
 }
 
-let pgPath: string | undefined
+let pgPath: string | null | undefined
 
-/** node-postgres, as `@effect/sql-pg` resolves it. */
-const pg = (): string => {
-  if (pgPath === undefined) {
-    const here = createRequire(import.meta.url)
-    pgPath = createRequire(here.resolve("@effect/sql-pg")).resolve("pg")
+/**
+ * Where node-postgres is (as `@effect/sql-pg` resolves it), from this module (the package's own
+ * `dist`) or, bundled into an application (the CLI), from there through this package's folder;
+ * `null`: nowhere.
+ */
+const pg = (): string | null => {
+  if (pgPath !== undefined) return pgPath
+  const here = createRequire(import.meta.url)
+  const ways = [
+    () => here.resolve("pg"),
+    () => createRequire(here.resolve("@effect/sql-pg")).resolve("pg"),
+    () =>
+      createRequire(createRequire(here.resolve("@branchlog/store-postgres/package.json")).resolve("@effect/sql-pg"))
+        .resolve("pg")
+  ]
+  pgPath = null
+  for (const way of ways) {
+    try {
+      pgPath = way()
+      break
+    } catch {
+      // the next way
+    }
   }
   return pgPath
 }
+
+/** `true` when {@link loadRowsSync} can run here (node-postgres found for its worker). */
+export const available = (): boolean => pg() !== null
 
 // the worker: one client, the statement of `rows.ts`'s `loadRows`, the result posted on the port
 const WORKER = `
@@ -75,11 +96,13 @@ export class SyncReadError extends Error {
 
 /** Every row of `session` in the database at `url`, in order, read synchronously (throws `SyncReadError`). */
 export const loadRowsSync = (url: string, session: string, timeoutMs: number): Found | undefined => {
+  const pgAt = pg()
+  if (pgAt === null) throw new SyncReadError(undefined, "node-postgres was not found for a synchronous read")
   const flag = new Int32Array(new SharedArrayBuffer(4))
   const { port1, port2 } = new MessageChannel()
   const worker = new Worker(WORKER, {
     eval: true,
-    workerData: { pg: pg(), url, session, flag, port: port2 },
+    workerData: { pg: pgAt, url, session, flag, port: port2 },
     transferList: [port2]
   })
   // it ends by itself once its client has ended (a timed-out one is stopped)
