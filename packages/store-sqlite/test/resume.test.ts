@@ -7,12 +7,13 @@
  * rows of the active path.
  */
 import type { AgentMessage } from "@branchlog/session-core"
-import { Line, SessionState } from "@branchlog/session-core"
+import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as IdSource from "@branchlog/session-store/IdSource"
 import * as SessionCopy from "@branchlog/session-store/SessionCopy"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import * as StoreRouter from "@branchlog/session-store/StoreRouter"
+import * as StoreRows from "@branchlog/session-store/StoreRows"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
@@ -20,11 +21,13 @@ import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
 import { driver } from "../src/Driver.js"
 import type { Db } from "../src/internal/database.js"
 import * as Schema from "../src/internal/schema.js"
 import { withDb } from "./support/backend.js"
+import { start, waitFor } from "./support/children.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-resume-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
@@ -86,6 +89,8 @@ const assistant = (text: string, model = "m1"): AgentMessage.AgentMessage =>
     timestamp: 2
   }) as unknown as AgentMessage.AgentMessage
 
+const pick2 = (i: number) => i % 2 === 0 ? user(`u${i}`) : assistant(`a${i}`)
+
 /** The stored summary of a session, straight from the database. */
 const storedActive = (db: string, id: string) =>
   withDb(db, (d) =>
@@ -96,6 +101,18 @@ const storedActive = (db: string, id: string) =>
     })
 
 const all = fixtures()
+
+/** What a state answers: leaf, append parent, name, labels, header, the context at the leaf. */
+const stateAnswers = (state: SessionState.SessionState, context: unknown) => ({
+  leaf: state.leafId,
+  appendParent: state.appendParentId,
+  name: Tree.getSessionName(state),
+  labels: [...state.labels].map(([t, l]) => [t, l.label, l.timestamp]).sort(),
+  header: state.header,
+  context: JSON.parse(JSON.stringify(context))
+})
+
+const writer = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "writer-child.ts")
 
 describe("sqlite bounded open (resume)", () => {
   it.live(
@@ -187,6 +204,50 @@ describe("sqlite bounded open (resume)", () => {
         }
         // most steps are answered bounded (the summary caught up, not rebuilt)
         expect(boundedCount).toBeGreaterThan(150)
+      }).pipe(Effect.provide(layer)),
+    300_000
+  )
+
+  it.live(
+    "resumes racing with another process's appends: each equals the full fold of the rows it covers",
+    () =>
+      Effect.gen(function*() {
+        const db = path.join(fs.mkdtempSync(path.join(root, "race-")), "sessions.db")
+        const sm = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
+        const id = sm.getSessionId()
+        for (let i = 0; i < 20; i++) yield* sm.appendMessage(pick2(i))
+        yield* sm.appendCompaction("s", sm.getBranch()[12]!.id, 10)
+        const ref = sm.getSessionRef()!
+        const store = yield* TranscriptStore
+        yield* store.loadActive!(ref, { cwd: "/" })
+        const child = start([writer, db, "w", "append", "400", id])
+        const seen: Array<{ readonly n: number; readonly answers: unknown; readonly active: boolean }> = []
+        yield* Effect.promise(() => waitFor(child, (o) => o.includes("ready")))
+        while (child.process.exitCode === null && seen.length < 400) {
+          // a writable resume: it catches up and writes the summary back while the other process appends
+          const result = yield* store.loadActive!(ref, { cwd: "/" })
+          if (result._tag === "Active") {
+            const branch = Tree.getBranch(result.state, result.state.leafId!)
+            const context = SessionContext.fromPath(result.state, [...result.before, ...branch])
+            seen.push({ n: result.end.line, answers: stateAnswers(result.state, context), active: true })
+          } else {
+            const state = result.loaded.state
+            seen.push({
+              n: result.loaded.end.line,
+              answers: stateAnswers(state, SessionContext.buildSessionContext(state)),
+              active: false
+            })
+          }
+        }
+        expect(yield* Effect.promise(() => child.exited)).toBe(0)
+        const texts = withDb(db, (d) => d.textsAfter(id, 0))!
+        expect(texts.length).toBe(1 + 20 + 1 + 400)
+        for (const { answers, n } of seen) {
+          const state = StoreRows.fold(StoreRows.parse(texts.slice(0, n))).state
+          expect(answers, `after ${n} rows`).toEqual(stateAnswers(state, SessionContext.buildSessionContext(state)))
+        }
+        expect(seen.filter((s) => s.active).length).toBeGreaterThan(seen.length / 2)
+        expect(new Set(seen.map((s) => s.n)).size).toBeGreaterThan(3)
       }).pipe(Effect.provide(layer)),
     300_000
   )
