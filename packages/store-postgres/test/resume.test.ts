@@ -7,12 +7,13 @@
  * rows of the active path.
  */
 import type { AgentMessage } from "@branchlog/session-core"
-import { Line, SessionState } from "@branchlog/session-core"
+import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import * as IdSource from "@branchlog/session-store/IdSource"
 import * as SessionCopy from "@branchlog/session-store/SessionCopy"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import * as StoreRouter from "@branchlog/session-store/StoreRouter"
+import * as StoreRows from "@branchlog/session-store/StoreRows"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { fixtures } from "@branchlog/tooling/fixtures"
 import * as Effect from "effect/Effect"
@@ -20,8 +21,9 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { appendRows } from "../src/internal/rows.js"
+import { appendRows, textOfRow } from "../src/internal/rows.js"
 import * as PostgresStore from "../src/PostgresStore.js"
+import { start, waitFor } from "./support/children.js"
 import { database, runOver, withClient } from "./support/db.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-postgres-resume-"))
@@ -103,6 +105,16 @@ const assistant = (text: string, model = "m1"): AgentMessage.AgentMessage =>
   }) as unknown as AgentMessage.AgentMessage
 
 const all = fixtures()
+
+/** What a state answers: leaf, append parent, name, labels, header, the context at the leaf. */
+const stateAnswers = (state: SessionState.SessionState, context: unknown) => ({
+  leaf: state.leafId,
+  appendParent: state.appendParentId,
+  name: Tree.getSessionName(state),
+  labels: [...state.labels].map(([t, l]) => [t, l.label, l.timestamp]).sort(),
+  header: state.header,
+  context: JSON.parse(JSON.stringify(context))
+})
 
 describe("postgres bounded open (resume)", () => {
   it("every fixture copied into postgres: the bounded open equals the full open, first and after", async () => {
@@ -192,6 +204,48 @@ describe("postgres bounded open (resume)", () => {
       }
       // most steps are answered bounded (the summary caught up, not rebuilt)
       expect(boundedCount).toBeGreaterThan(75)
+    }))
+  }, 300_000)
+
+  it("resumes racing with another host's appends: each equals the full fold of the rows it covers", async () => {
+    const url = await database()
+    await run(Effect.gen(function*() {
+      const sm = yield* SessionManager.create("/work", url, { eagerFlush: true })
+      const id = sm.getSessionId()
+      for (let i = 0; i < 20; i++) yield* sm.appendMessage(i % 2 === 0 ? user(`u${i}`) : assistant(`a${i}`))
+      yield* sm.appendCompaction("s", sm.getBranch()[12]!.id, 10)
+      const ref = sm.getSessionRef()!
+      const store = yield* TranscriptStore
+      yield* store.loadActive!(ref, { cwd: "/" })
+      const child = start("writer.ts", [SessionRef.format(ref), "w", "300"])
+      const seen: Array<{ readonly n: number; readonly answers: unknown; readonly active: boolean }> = []
+      yield* Effect.promise(() => waitFor(child, (o) => o.includes("ready")))
+      while (child.process.exitCode === null && seen.length < 300) {
+        // a writable resume: it catches up and writes the summary back while the other host appends
+        const result = yield* store.loadActive!(ref, { cwd: "/" })
+        if (result._tag === "Active") {
+          const branch = Tree.getBranch(result.state, result.state.leafId!)
+          const context = SessionContext.fromPath(result.state, [...result.before, ...branch])
+          seen.push({ n: result.end.line, answers: stateAnswers(result.state, context), active: true })
+        } else {
+          const state = result.loaded.state
+          seen.push({
+            n: result.loaded.end.line,
+            answers: stateAnswers(state, SessionContext.buildSessionContext(state)),
+            active: false
+          })
+        }
+      }
+      expect(yield* Effect.promise(() => child.exited)).toBe(0)
+      const texts = (yield* sql(url, "SELECT text, raw FROM branchlog_rows WHERE session_id = $1 ORDER BY seq", [id]))
+        .map((row) => textOfRow(row as { text: string; raw: Buffer | null }))
+      expect(texts.length).toBe(1 + 20 + 1 + 300)
+      for (const { answers, n } of seen) {
+        const state = StoreRows.fold(StoreRows.parse(texts.slice(0, n))).state
+        expect(answers, `after ${n} rows`).toEqual(stateAnswers(state, SessionContext.buildSessionContext(state)))
+      }
+      expect(seen.filter((s) => s.active).length).toBeGreaterThan(seen.length / 2)
+      expect(new Set(seen.map((s) => s.n)).size).toBeGreaterThan(3)
     }))
   }, 300_000)
 
