@@ -217,7 +217,7 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
   const releaseNow = (held: HeldLock): void => {
     registry.held.delete(held.lockPath)
     backend.unregisterHeld(held.lockPath)
-    backend.removeLockFile(held.lockPath, held.token, held.content)
+    held.created.removeIfOurs()
     LockGate.leave(registry, held.lockPath)
   }
 
@@ -255,8 +255,8 @@ export const make: Effect.Effect<TranscriptLockShape, never, FileBackend> = Effe
     const content = LockFile.payloadText(payload)
     const created = backend.createLockFile(lockPath, content)
     if (Either.isLeft(created)) return Either.left(created.left)
-    if (!created.right) return Either.right(undefined)
-    const held: HeldLock = { lockPath, token, content, count: 1 }
+    if (created.right === false) return Either.right(undefined)
+    const held: HeldLock = { lockPath, token, created: created.right, count: 1 }
     registry.held.set(lockPath, held)
     backend.registerHeld(lockPath, token)
     return Either.right({

@@ -14,8 +14,9 @@ import * as nodePath from "node:path"
 import { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
 import type { AppendHandle, Backend, FileContent, LinkInfo, LockRegistry, StatInfo, WriteHandle } from "./backend.js"
 import { FileBackend, hasCode, ProcessLocks } from "./backend.js"
+import { makeKnownAppends } from "./nodeKnownAppends.js"
 import type { ExitCleanup } from "./nodeLockFiles.js"
-import { createLockFile, makeExitCleanup, removeLockFile } from "./nodeLockFiles.js"
+import { createLockFile, makeExitCleanup } from "./nodeLockFiles.js"
 import type { ProcReader } from "./nodePaths.js"
 import {
   canonicalOf,
@@ -148,15 +149,17 @@ export interface Options {
 
 /**
  * A node:fs backend with its own state: the lock files it holds for the exit and signal
- * handlers (and those handlers), its count of temporary files and its cached boot time. The
+ * handlers (and those handlers), the descriptors it keeps for appends (`nodeKnownAppends.ts`), its
+ * count of temporary files and its cached boot time. The
  * in-process lock state (held locks, gates) is the process's, from `ProcessLocks`.
  */
 export const make = (
   locks: LockRegistry,
   options: Options = {}
-): { readonly backend: Backend; readonly cleanup: ExitCleanup } => {
+): { readonly backend: Backend; readonly cleanup: ExitCleanup; readonly release: () => void } => {
   const readProc = options.readProc ?? nodeReadProc
   const cleanup = makeExitCleanup()
+  const knownAppends = makeKnownAppends()
   let temporaries = 0
   let bootTimeS: number | undefined | null = null
   const bootTime = (): number | undefined => {
@@ -260,35 +263,8 @@ export const make = (
         catch: orNotFound(path, "append")
       }),
     unsafeOpenKnown: (path, known) => {
-      let fd: number
-      try {
-        fd = fs.openSync(path, fs.constants.O_APPEND | fs.constants.O_WRONLY)
-      } catch {
-        return undefined
-      }
-      let closed = false
-      const unsafeClose = () => {
-        if (closed) return
-        closed = true
-        try {
-          fs.closeSync(fd)
-        } catch {
-          // nothing to undo: the descriptor is gone either way
-        }
-      }
-      try {
-        const opened = fs.fstatSync(fd, { bigint: true })
-        if (
-          !opened.isFile() || opened.dev !== known.dev || opened.ino !== known.ino ||
-          Number(opened.size) !== known.size || opened.mtimeNs !== known.mtimeNs
-        ) {
-          unsafeClose()
-          return undefined
-        }
-      } catch {
-        unsafeClose()
-        return undefined
-      }
+      const fd = knownAppends.take(path, known)
+      if (fd === undefined) return undefined
       return {
         unsafeAppend: (bytes) => {
           try {
@@ -302,10 +278,12 @@ export const make = (
               stat
             })
           } catch (error) {
+            knownAppends.forget(path)
             return Either.left(fsError(path, "append", error))
           }
         },
-        unsafeClose
+        // the descriptor stays open for the next append (`KnownAppends`)
+        unsafeClose: () => {}
       }
     },
     openAppend: (path) =>
@@ -320,7 +298,6 @@ export const make = (
         return Either.left(fsError(path, "create", error))
       }
     },
-    removeLockFile,
     createExclusive: (path) =>
       Effect.try({
         try: () => makeWriteHandle(path, fs.openSync(path, "wx", 0o600)),
@@ -345,10 +322,19 @@ export const make = (
         },
         catch: (e) => fsError(path, "read", e)
       }),
-    rename: (from, to) => Effect.try({ try: () => fs.renameSync(from, to), catch: orNotFound(from, "rename") }),
+    rename: (from, to) =>
+      Effect.try({
+        try: () => {
+          fs.renameSync(from, to)
+          knownAppends.forget(from)
+          knownAppends.forget(to)
+        },
+        catch: orNotFound(from, "rename")
+      }),
     remove: (path) =>
       Effect.try({
         try: () => {
+          knownAppends.forget(path)
           try {
             fs.unlinkSync(path)
           } catch (error) {
@@ -435,18 +421,25 @@ export const make = (
     unregisterHeld: cleanup.unregister,
     locks
   }
-  return { backend, cleanup }
+  return {
+    backend,
+    cleanup,
+    release: () => {
+      knownAppends.closeAll()
+      cleanup.dispose()
+    }
+  }
 }
 
 /**
  * The Node backend as a layer: each build has its own state (see `make`); its exit and signal
- * handlers go with it when the layer is released.
+ * handlers and its kept descriptors go with it when the layer is released.
  */
 export const layer: Layer.Layer<FileBackend> = Layer.scoped(
   FileBackend,
   Effect.flatMap(ProcessLocks, (locks) =>
     Effect.acquireRelease(
       Effect.sync(() => make(locks)),
-      ({ cleanup }) => Effect.sync(cleanup.dispose)
+      ({ release }) => Effect.sync(release)
     ).pipe(Effect.map(({ backend }) => backend)))
 )
