@@ -2,13 +2,14 @@
  * An exclusive cross-process lock per transcript: a sidecar `<file>.lock` created exclusively,
  * holding `{pid, hostname, createdAt, starttime, maxHoldMs, token}`. Held in a `Scope`, released
  * by its finaliser (remove-if-ours: only while the lock path names the file it created) and
- * synchronously on exit / SIGINT / SIGTERM; re-entrant within one owner (fiber); in-process writers to one path queue on a per-path gate first. Stale
- * holders (dead or recycled pid, malformed after a grace period, orphaned by this pid, a live pid
- * that cannot be told from a recycled one once older than staleMs and its maxHoldMs) are taken
- * over by renaming the unchanged lock file away, never by a blind delete. The lock is keyed on
- * the resolved file (a symlink and its target share one lock). A symlink at the lock path (never
- * made by a lock holder) is moved away at once; a directory, FIFO, socket or device there fails
- * at once with `LockUnusableError` (it is never opened, never removed).
+ * synchronously on exit / SIGINT / SIGTERM; re-entrant within one owner (fiber); in-process
+ * writers to one path queue on a per-path gate first. Stale holders (dead or recycled pid,
+ * malformed after a grace period, orphaned by this pid, a live pid that cannot be told from a
+ * recycled one once older than staleMs and its maxHoldMs) are taken over by renaming the unchanged
+ * lock file away, never by a blind delete. The lock is keyed on the resolved file (a symlink and
+ * its target share one lock). A symlink at the lock path (never made by a lock holder) is moved
+ * away at once; a directory, FIFO, socket or device there fails at once with `LockUnusableError`
+ * (it is never opened, never removed).
  *
  * @since 0.1.0
  */
