@@ -22,7 +22,8 @@ import type {
   StoreFailure
 } from "@branchlog/session-store/TranscriptStore"
 import * as Effect from "effect/Effect"
-import type { Db, SessionRow, StoredActive } from "./database.js"
+import type { StoredActive } from "./activeStatements.js"
+import type { Db, SessionRow } from "./database.js"
 
 /** What the store gives the bounded open. */
 export interface Deps {

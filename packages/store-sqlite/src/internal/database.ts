@@ -12,6 +12,7 @@
 /// <reference path="./better-sqlite3.d.ts" />
 import { Line } from "@branchlog/session-core"
 import Database from "better-sqlite3"
+import { prepareActive } from "./activeStatements.js"
 import * as Summary from "./summary.js"
 
 /** A row of the `sessions` table. */
@@ -459,23 +460,4 @@ const prepare = (db: Database.Database) => ({
     "INSERT OR REPLACE INTO holds (session, token, pid, host, acquired_ms) VALUES (?, ?, ?, ?, ?)"
   ),
   release: db.prepare("DELETE FROM holds WHERE session = ? AND token = ?")
-})
-
-/** The stored summary of the bounded open, as a read gives it. */
-export interface StoredActive {
-  readonly active: string | null
-  readonly active_filter: Uint8Array | null
-  readonly active_generation: number | null
-  readonly active_seq: number | null
-}
-
-const prepareActive = (db: Database.Database) => ({
-  read: db.prepare("SELECT active, active_filter, active_generation, active_seq FROM sessions WHERE sid = ?"),
-  // a summary replaces another of the same generation only when it covers as many rows or more
-  // (as many: the stored one may be damaged; both are of the same rows), or one past the rows
-  save: db.prepare(
-    `UPDATE sessions SET active = ?, active_filter = ?, active_generation = ?, active_seq = ?
-     WHERE sid = ? AND generation = ? AND seq >= ?
-       AND (active_seq IS NULL OR active_generation IS NOT ? OR active_seq <= ? OR active_seq > seq)`
-  )
 })
