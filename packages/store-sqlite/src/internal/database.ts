@@ -293,7 +293,11 @@ export class Db {
       averages: () => st.averages.get() as Uint8Array | undefined,
       candidates: (query, limit) => st.searchCandidates.all(query, limit) as Array<[number, string]>,
       count: (query, limit) => st.searchCount.get(query, limit) as [number, number | null],
-      newer: (rowid) => st.searchNewer.get(rowid) as number
+      share: (rowid) => {
+        const sid = Math.floor(rowid / 2 ** 32)
+        const [newer, all] = st.searchShare.get(sid, rowid - sid * 2 ** 32, sid) as [number, number | null]
+        return all === null || all === 0 ? 0 : newer / all
+      }
     }
   }
 
@@ -479,7 +483,12 @@ const prepare = (db: Database.Database) => ({
      )`
   ).raw(true),
   searchRow: db.prepare("SELECT c1, c2, c3, c4 FROM messages_fts_content WHERE id = ?").raw(true),
-  searchNewer: db.prepare("SELECT count(*) FROM messages_fts_docsize WHERE id >= ?").pluck(),
+  // the rows of the sessions after session ? and of its rows from ? on (session ?); the rows of all
+  searchShare: db.prepare(
+    `SELECT (SELECT coalesce(sum(seq), 0) FROM sessions WHERE sid > ?)
+       + coalesce((SELECT max(0, seq - ? + 1) FROM sessions WHERE sid = ?), 0),
+       (SELECT sum(seq) FROM sessions)`
+  ).raw(true),
   searchHit: db.prepare(
     `SELECT session, entry_id, role, timestamp, snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet
      FROM messages_fts WHERE messages_fts MATCH ? AND rowid = ?`

@@ -178,8 +178,11 @@ export interface Reader {
   readonly candidates: (query: string, limit: number) => Array<[rowid: number, text: string]>
   /** How many of the `limit` matches of `query` last in storage order there are, and the oldest one's rowid. */
   readonly count: (query: string, limit: number) => [count: number, oldest: number | null]
-  /** How many rows of the index have a rowid of at least `rowid`. */
-  readonly newer: (rowid: number) => number
+  /**
+   * The share of the database's rows at or after `rowid` (in storage order), from the sessions'
+   * row counts: how much of the index the matches down to `rowid` span.
+   */
+  readonly share: (rowid: number) => number
 }
 
 /**
@@ -202,9 +205,12 @@ export const top = (
   for (const n of columns) tokens += n
   const averageLength = tokens / total
   // each phrase's document frequency over at most `candidates` of its latest matches: exact when
-  // it has no more; else its matches per row in the part of the index they span, times the rows
-  const frequency = (count: number, oldest: number | null) =>
-    count < candidates || oldest === null ? count : Math.min(total, Math.round(count * total / reader.newer(oldest)))
+  // it has no more; else their number over the share of the database they span
+  const frequency = (count: number, oldest: number | null) => {
+    if (count < candidates || oldest === null) return count
+    const share = reader.share(oldest)
+    return share > 0 ? Math.min(total, Math.round(count / share)) : total
+  }
   const seen = new Map<string, number>()
   const idfs = phrases.map((phrase) => {
     let hits = seen.get(phrase.query)
