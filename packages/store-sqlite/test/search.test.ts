@@ -12,6 +12,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
+import { Db } from "../src/internal/database.js"
 import * as Search from "../src/internal/search.js"
 import * as SqliteStore from "../src/SqliteStore.js"
 
@@ -114,6 +115,27 @@ describe("search", () => {
         expect(hits.length).toBeGreaterThan(0)
         same(hits, fts5(query))
         for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score)
+      }
+    }))
+
+  it.live("words ranked by bm25's formula here (not bm25()): FTS5's order and scores when every match is ranked", () =>
+    Effect.gen(function*() {
+      yield* filled
+      const db = new Db(file, true, 5000).ready()
+      try {
+        for (const query of ["psi", "phi psi", "alpha", "alpha AND beta gamma"]) {
+          const top = Search.top(db.reader, Search.parse(query)!, query, 20, 1_000_000)
+          const expected = fts5(query)
+          expect(top.map(([rowid]) => db.handle.prepare("SELECT c2 FROM messages_fts_content WHERE id = ?").pluck().get(rowid)))
+            .toEqual(expected.map((e) => e.entry_id))
+          top.forEach(([, score], i) => expect(-score).toBeCloseTo(expected[i]!.score, 9))
+          // bm25() ranks them when each word is in fewer messages than the candidates
+          expect(Search.cheapForBm25(db.reader, Search.parse(query)!, 1_000_000)).toBe(true)
+          expect(Search.cheapForBm25(db.reader, Search.parse(query)!, 5)).toBe(false)
+        }
+        expect(Search.cheapForBm25(db.reader, Search.parse("\"alpha beta\"")!, 1_000_000)).toBe(false)
+      } finally {
+        db.close()
       }
     }))
 

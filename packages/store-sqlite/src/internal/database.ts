@@ -264,13 +264,14 @@ export class Db {
    * `candidates` matches last in storage order (sessions in the order they were first written,
    * each session's rows in order: the most recent `candidates` of an append-only use) are ranked.
    * Words, phrases and prefixes joined by spaces or `AND` are ranked by `Search.top` (bm25's
-   * formula, each phrase's document frequency from at most `candidates` of its matches); any other
-   * query by FTS5's `bm25()` (exact global statistics, at the cost of reading every match of each
-   * phrase). Snippets only for the hits.
+   * formula, each phrase's document frequency from at most `candidates` of its matches), unless
+   * each is a word in fewer than `candidates` messages; those and any other query by FTS5's
+   * `bm25()` (exact global statistics, at the cost of reading every match of each phrase).
+   * Snippets only for the hits.
    */
   search(query: string, limit: number, candidates: number): Array<SearchRow> {
     const phrases = Search.parse(query)
-    if (phrases === undefined) {
+    if (phrases === undefined || Search.cheapForBm25(this.reader, phrases, candidates)) {
       const top = this.st.searchTop.all(query, candidates, limit) as Array<[rowid: number, score: number]>
       return top.map(([rowid, score]) => ({ ...this.hit(query, rowid), score: -score }))
     }
@@ -287,7 +288,8 @@ export class Db {
     return this.st.searchHit.get(query, BigInt(rowid)) as Omit<SearchRow, "score">
   }
 
-  private get reader(): Search.Reader {
+  /** What `Search.top` reads of this database. */
+  get reader(): Search.Reader {
     const st = this.st
     return {
       averages: () => st.averages.get() as Uint8Array | undefined,

@@ -186,6 +186,15 @@ export interface Reader {
 }
 
 /**
+ * Whether FTS5's `bm25()` ranks a simple query as cheaply: every phrase one word (no prefix) in
+ * fewer than `candidates` messages, so that its document frequencies read few matches (and FTS5
+ * reads the few rows it ranks without their texts).
+ */
+export const cheapForBm25 = (reader: Reader, phrases: ReadonlyArray<Phrase>, candidates: number): boolean =>
+  phrases.every((phrase) => phrase.tokens.length === 1 && !phrase.prefix) &&
+  phrases.every((phrase) => reader.count(phrase.query, candidates)[0] < candidates)
+
+/**
  * The best `limit` of the `candidates` matches of a simple query last in storage order, by
  * FTS5's bm25 formula (best first, ties in storage order), as rowid, score (negative, as
  * `bm25()` gives it) and text.
