@@ -129,7 +129,7 @@ describe("search", () => {
           expect(top.map(([rowid]) => db.handle.prepare("SELECT c2 FROM messages_fts_content WHERE id = ?").pluck().get(rowid)))
             .toEqual(expected.map((e) => e.entry_id))
           top.forEach(([, score], i) => expect(-score).toBeCloseTo(expected[i]!.score, 9))
-          // bm25() ranks them when each word is in fewer messages than the candidates
+          // bm25() ranks them when each word is in fewer messages than BM25_WORDS × the candidates
           expect(Search.cheapForBm25(db.reader, Search.parse(query)!, 1_000_000)).toBe(true)
           expect(Search.cheapForBm25(db.reader, Search.parse(query)!, 5)).toBe(false)
         }
@@ -166,18 +166,18 @@ describe("search", () => {
   it.live("with fewer candidates than matches, the latest matches only, in FTS5's order of them", () =>
     Effect.gen(function*() {
       for (const query of ["alpha", "\"alpha beta\""]) {
-        const capped = yield* search(query, 50, 10)
+        const capped = yield* search(query, 15, 10)
         const db = new Database(file, { readonly: true })
-        // FTS5's bm25 of the same 50 candidates (one phrase: its order does not depend on the IDF)
+        // FTS5's bm25 of the same 15 candidates (one phrase: its order does not depend on the IDF)
         const expected = db.prepare(
           `SELECT entry_id FROM (
              SELECT rowid, entry_id, bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ?
-             ORDER BY rowid DESC LIMIT 50
+             ORDER BY rowid DESC LIMIT 15
            ) ORDER BY score, rowid LIMIT 10`
         ).pluck().all(query)
         const all = db.prepare("SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?").pluck().get(query)
         db.close()
-        expect(all).toBeGreaterThan(50)
+        expect(all).toBeGreaterThan(Search.BM25_WORDS * 15)
         expect(capped.map((h) => h.entryId)).toEqual(expected)
       }
     }))

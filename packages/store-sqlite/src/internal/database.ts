@@ -265,8 +265,8 @@ export class Db {
    * each session's rows in order: the most recent `candidates` of an append-only use) are ranked.
    * Words, phrases and prefixes joined by spaces or `AND` are ranked by `Search.top` (bm25's
    * formula, each phrase's document frequency from at most `candidates` of its matches), unless
-   * each is a word in fewer than `candidates` messages; those and any other query by FTS5's
-   * `bm25()` (exact global statistics, at the cost of reading every match of each phrase).
+   * each is a word in fewer than `BM25_WORDS × candidates` messages; those and any other query by
+   * FTS5's `bm25()` (exact global statistics, at the cost of reading every match of each phrase).
    * Snippets only for the hits.
    */
   search(query: string, limit: number, candidates: number): Array<SearchRow> {

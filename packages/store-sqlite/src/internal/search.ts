@@ -185,14 +185,17 @@ export interface Reader {
   readonly share: (rowid: number) => number
 }
 
+/** A word in fewer than this many times `candidates` messages is ranked by `bm25()` (see {@link cheapForBm25}). */
+export const BM25_WORDS = 10
+
 /**
- * Whether FTS5's `bm25()` ranks a simple query as cheaply: every phrase one word (no prefix) in
- * fewer than `candidates` messages, so that its document frequencies read few matches (and FTS5
- * reads the few rows it ranks without their texts).
+ * Whether FTS5's `bm25()` ranks a simple query more cheaply: every phrase one word (no prefix)
+ * in fewer than `BM25_WORDS × candidates` messages, so that its document frequencies read few
+ * matches (and FTS5 ranks the candidates without reading their texts).
  */
 export const cheapForBm25 = (reader: Reader, phrases: ReadonlyArray<Phrase>, candidates: number): boolean =>
   phrases.every((phrase) => phrase.tokens.length === 1 && !phrase.prefix) &&
-  phrases.every((phrase) => reader.count(phrase.query, candidates)[0] < candidates)
+  phrases.every((phrase) => reader.count(phrase.query, BM25_WORDS * candidates)[0] < BM25_WORDS * candidates)
 
 /**
  * The best `limit` of the `candidates` matches of a simple query last in storage order, by
