@@ -51,8 +51,11 @@ const withStore = <A, E>(f: (store: TranscriptStoreShape) => Effect.Effect<A, E>
   Effect.scoped(Effect.flatMap(SqliteStore.make(searchCandidates === undefined ? {} : { searchCandidates }), f))
 
 const filled = withStore((store) =>
-  Effect.forEach(sessions, (texts, s) =>
-    store.exclusive(SqliteStore.ref(file, `s${s}`), (held) => held.create(texts)), { discard: true })
+  Effect.forEach(
+    sessions,
+    (texts, s) => store.exclusive(SqliteStore.ref(file, `s${s}`), (held) => held.create(texts)),
+    { discard: true }
+  )
 ).pipe(Effect.cached, Effect.runSync)
 
 const search = (text: string, searchCandidates?: number, limit = 20) =>
@@ -89,7 +92,9 @@ describe("search", () => {
     expect(Search.parse("\"say \"\"hi\"\"\"")?.map((p) => p.tokens)).toEqual([["say", "hi"]])
     expect(Search.parse("foo_bar")?.map((p) => p.tokens)).toEqual([["foo", "bar"]])
     expect(Search.parse("and or")?.map((p) => p.query)).toEqual(["\"and\"", "\"or\""])
-    for (const other of ["a OR b", "NOT a", "a NOT b", "NEAR(a b)", "(a b)", "text:a", "^a", "a + b", "AND a", "a AND"]) {
+    for (
+      const other of ["a OR b", "NOT a", "a NOT b", "NEAR(a b)", "(a b)", "text:a", "^a", "a + b", "AND a", "a AND"]
+    ) {
       expect(Search.parse(other)).toBeUndefined()
     }
     expect(Search.parse("\"unbalanced")).toBeUndefined()
@@ -110,7 +115,17 @@ describe("search", () => {
 
   it.live("words, pairs, quoted phrases, prefixes and AND: every match ranked gives FTS5's hits, scores and snippets", () =>
     Effect.gen(function*() {
-      for (const query of ["psi", "phi psi", "\"alpha beta\"", "\"beta alpha alpha\"", "ps*", "alpha AND \"rho phi\"", "alpha"]) {
+      for (
+        const query of [
+          "psi",
+          "phi psi",
+          "\"alpha beta\"",
+          "\"beta alpha alpha\"",
+          "ps*",
+          "alpha AND \"rho phi\"",
+          "alpha"
+        ]
+      ) {
         const hits = yield* search(query, 1_000_000)
         expect(hits.length).toBeGreaterThan(0)
         same(hits, fts5(query))
@@ -126,7 +141,11 @@ describe("search", () => {
         for (const query of ["psi", "phi psi", "alpha", "alpha AND beta gamma"]) {
           const top = Search.top(db.reader, Search.parse(query)!, query, 20, 1_000_000)
           const expected = fts5(query)
-          expect(top.map(([rowid]) => db.handle.prepare("SELECT c2 FROM messages_fts_content WHERE id = ?").pluck().get(rowid)))
+          expect(
+            top.map(([rowid]) =>
+              db.handle.prepare("SELECT c2 FROM messages_fts_content WHERE id = ?").pluck().get(rowid)
+            )
+          )
             .toEqual(expected.map((e) => e.entry_id))
           top.forEach(([, score], i) => expect(-score).toBeCloseTo(expected[i]!.score, 9))
           // bm25() ranks them when each word is in fewer messages than BM25_WORDS × the candidates
@@ -194,7 +213,11 @@ describe("search", () => {
       const db = path.join(root, "unicode.db")
       yield* withStore((store) =>
         store.exclusive(SqliteStore.ref(db, "u"), (held) =>
-          held.create([header("u"), message("u1", "user", "Le café est très naïve, dit l'École"), message("u2", "user", "cafe")]))
+          held.create([
+            header("u"),
+            message("u1", "user", "Le café est très naïve, dit l'École"),
+            message("u2", "user", "cafe")
+          ]))
       )
       const hits = yield* withStore((store) => store.search!({ text: "cafe naive", location: `sqlite:${db}` }))
       expect(hits.map((h) => h.entryId)).toEqual(["u1"])

@@ -278,7 +278,12 @@ export class Db {
     return Search.top(this.reader, phrases, query, limit, candidates).map(([rowid, score, text]) => {
       const snippet = Search.snippet(text, phrases)
       if (snippet === undefined) return { ...this.hit(query, rowid), score: -score }
-      const [session, entry_id, role, timestamp] = this.st.searchRow.get(rowid) as [string, string, string, string | null]
+      const [session, entry_id, role, timestamp] = this.st.searchRow.get(rowid) as [
+        string,
+        string,
+        string,
+        string | null
+      ]
       return { session, entry_id, role, timestamp, snippet, score: -score }
     })
   }
