@@ -83,12 +83,13 @@ const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
   })
 
 /**
- * Whether the indexed session may hold an id (by its 52-bit hash): the id filter first, then, for
- * a hash it may hold, the id set; each read once on demand. Anything unreadable or damaged: "maybe".
+ * Whether the indexed session may hold an id (by its 52-bit hash): the id filter first (read once,
+ * on the first question), then, for a hash it may hold, that hash's one bucket of the id set (a
+ * read of a few hundred bytes, checked against its crc32). Anything unreadable or damaged: "maybe".
  */
 const lazyIds = (env: Env, index: string, head: Head) => {
   let ids: Float64Array | undefined | null = null
-  let filter: Uint32Array | undefined | null = null
+  let filter: ReturnType<typeof Format.decodeFilter> | null = null
   const section = <A>(at: number, length: number, decode: (bytes: Uint8Array) => A | undefined) =>
     Effect.runSync(
       env.files.readRanges(index, [[at, length]]).pipe(
@@ -100,17 +101,79 @@ const lazyIds = (env: Env, index: string, head: Head) => {
     if (ids === null) ids = section(head.idsAt, head.idCount * 8, (bytes) => Format.decodeIds(head, bytes))
     return ids
   }
+  const answers = new Map<number, boolean>()
+  const loadFilter = () => {
+    if (filter === null) {
+      filter = section(head.filterAt, head.baseEnd - head.filterAt, (bytes) => Format.decodeFilter(head, bytes))
+    }
+    return filter
+  }
+  /** Answers for these hashes, their buckets read in one pass (near buckets in one read). */
+  const prefetch = (hashes: ReadonlyArray<number>): void => {
+    const f = loadFilter()
+    if (f === undefined) return
+    const wanted = new Map<number, Array<number>>()
+    for (const h of hashes) {
+      if (answers.has(h)) continue
+      if (!Format.probe(f.filter, h)) {
+        answers.set(h, false)
+        continue
+      }
+      const b = Format.bucketOf(h, head.bucketCount)
+      const start = f.buckets[b * 2]!
+      const end = f.buckets[b * 2 + 2]!
+      if (start > end || end > head.idCount) answers.set(h, true)
+      else if (start === end) answers.set(h, f.buckets[b * 2 + 1] !== 0)
+      else {
+        const list = wanted.get(b)
+        if (list === undefined) wanted.set(b, [h])
+        else list.push(h)
+      }
+    }
+    if (wanted.size === 0) return
+    const buckets = [...wanted.keys()].sort((a, b) => a - b)
+    const chunks = Effect.runSync(
+      env.files.readRanges(
+        index,
+        buckets.map((b) => {
+          const start = f.buckets[b * 2]!
+          return [head.idsAt + start * 8, (f.buckets[b * 2 + 2]! - start) * 8] as const
+        })
+      ).pipe(Effect.orElseSucceed(() => undefined))
+    )
+    buckets.forEach((b, i) => {
+      for (const h of wanted.get(b)!) {
+        const chunk = chunks?.[i]
+        answers.set(h, chunk === undefined ? true : Format.bucketHas(chunk, f.buckets[b * 2 + 1]!, h) ?? true)
+      }
+    })
+  }
   return {
     set,
+    prefetch,
     mayHave: (h: number): boolean => {
-      if (filter === null) {
-        filter = section(head.filterAt, head.filterBytes, (bytes) => Format.decodeFilter(head, bytes))
+      const known = answers.get(h)
+      if (known !== undefined) return known
+      if (loadFilter() === undefined) {
+        const all = set()
+        return all === undefined || Format.hasHash(all, h)
       }
-      if (filter !== undefined && !Format.probe(filter, h)) return false
-      const all = set()
-      return all === undefined || Format.hasHash(all, h)
+      prefetch([h])
+      return answers.get(h) ?? true
     }
   }
+}
+
+/** The ids a catch-up of these rows may ask about: each row's id and each compaction's kept entry. */
+const idsOf = (parsed: ReadonlyArray<Line.ParsedLine>): Array<string> => {
+  const out: Array<string> = []
+  for (const p of parsed) {
+    if (p._tag === "Entry") {
+      out.push(p.entry.id)
+      if (p.entry.type === "compaction" && typeof p.entry.firstKeptEntryId === "string") out.push(p.entry.firstKeptEntryId)
+    } else if (p._tag === "LeafControl") out.push(p.control.id)
+  }
+  return out
 }
 
 /** Merges two sorted id sets. */
@@ -190,6 +253,7 @@ export const loadActive = (
       const tail = yield* env.files.readFrom(path, summary.watermark.size, { firstLine: summary.lineCount + 1 })
       bytesRead += tail.bytesRead
       const parsed = tail.lines.map((l) => OversizedLine.parse(l, path, env.files))
+      ids.prefetch(idsOf(parsed).map(Format.hash52))
       const caught = catchUp(summary, tail.lines, parsed, (id) => ids.mayHave(Format.hash52(id)))
       if (caught === undefined) return yield* build(env, path, index, options)
       for (const p of parsed) fresh.set(p.line, p)
