@@ -172,6 +172,15 @@ export const summaryLength = (head: Uint8Array): number | undefined => {
   return length % 8 === 0 ? length : undefined
 }
 
+/** Where the base of an index ends (its update log starts), from its first {@link HEAD_BYTES} bytes. */
+export const baseEndOf = (head: Uint8Array): number | undefined => {
+  const length = summaryLength(head)
+  if (length === undefined) return undefined
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength)
+  return HEAD_BYTES + length + view.getUint32(16, true) * ROW_BYTES + view.getUint32(20, true) * 8 +
+    view.getUint32(36, true) + (view.getUint32(44, true) + 1) * 8
+}
+
 /** Decodes the head and the summary (`undefined` for anything damaged: a wrong checksum, bad JSON, a wrong shape). */
 export const decodeHead = (head: Uint8Array, summaryBytes: Uint8Array): Head | undefined => {
   const length = summaryLength(head)
@@ -292,14 +301,16 @@ export const probe = (filter: Uint32Array, h: number, set = false): boolean => {
 export const decodeRows = (head: Head, bytes: Uint8Array): Uint8Array | undefined =>
   bytes.length === head.rowCount * ROW_BYTES && crc32(bytes) === head.crcRows ? bytes : undefined
 
-const isRowRef = (u: unknown): u is RowRef => {
+/** `true` for a well-formed {@link RowRef}. */
+export const isRowRef = (u: unknown): u is RowRef => {
   const r = u as RowRef
   return typeof r === "object" && r !== null && Number.isSafeInteger(r.line) && Number.isSafeInteger(r.offset) &&
     Number.isSafeInteger(r.length) && r.length >= 0 && r.offset >= 0 && typeof r.id === "string" &&
     Number.isInteger(r.kind)
 }
 
-const isSummary = (u: unknown): u is Summary => {
+/** `true` for a well-formed {@link Summary}. */
+export const isSummary = (u: unknown): u is Summary => {
   const s = u as Summary
   if (typeof s !== "object" || s === null || typeof s.watermark !== "object" || s.watermark === null) return false
   const w = s.watermark

@@ -57,6 +57,8 @@ const writeNow = (
 /** Applies `rows` where the write of the pending rows and `rows` put them; gives every row written. */
 const record = (core: Core, rows: ReadonlyArray<OwnRow>, result: Appended): ReadonlyArray<OwnRow> => {
   const pendingCount = core.pending.length
+  // a manager keeping the session's index current notes where its rows landed (written when the hold ends)
+  if (core.index !== undefined) core.index.appended([...core.pending.map((p) => p.text), ...rows.map(textOf)], result.positions)
   for (let i = 0; i < rows.length; i++) applyOwn(core, rows[i]!, result.positions[pendingCount + i]!)
   const flushed = pendingCount === 0 ? rows : [...core.pending.map((p) => p.row), ...rows]
   core.pending = []
@@ -128,7 +130,8 @@ export const commit = (
         ({ flushed, rows }) => Effect.as(notify(core, entriesOf(flushed)), rows)
       )
     }
-    if (core.onDisk && core.pending.length === 0 && core.cursor !== undefined) {
+    // (not for a manager keeping an index current: its record goes to the index under the same hold)
+    if (core.onDisk && core.pending.length === 0 && core.cursor !== undefined && core.index === undefined) {
       const now = appendLocked(fiber, core, build)
       if (now !== undefined) return now
     }
