@@ -194,6 +194,13 @@ for (const harness of harnesses) {
         result = yield* both(file)
         expect(result.got).toEqual(result.want)
         expect(covered(ext, file)!.size).toBeLessThan(ext.read(file)!.length)
+        // a writable resume catches up (writing the catch-up), and its writer's records follow on
+        const sm3 = yield* SessionManager.resume(file)
+        yield* sm3.appendMessage(assistant("after the repair"))
+        expect(covered(ext, file)!.size).toBe(ext.read(file)!.length)
+        result = yield* both(file)
+        expect(result.got).toEqual(result.want)
+        expect(result.bounded).toBe(true)
       }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
     }, 120_000)
   })

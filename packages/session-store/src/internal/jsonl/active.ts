@@ -268,7 +268,8 @@ const rewrite = (
     }
     const more = Float64Array.from(added.ids).sort()
     yield* env.files.writeSideFile(index, Format.encode(summary, all, mergeIds(ids, more)))
-  }).pipe(Effect.ignore)
+    return true
+  }).pipe(Effect.orElseSucceed(() => false))
 
 /** Reads rows by offset, each with the byte before it and its newline (near rows in one read). */
 const readRows = (env: Env, path: string, refs: ReadonlyArray<RowRef>) =>
@@ -349,11 +350,15 @@ export const loadActive = (
         ) {
           // whole: the base, the log and the catch-up in one new base
           const set = ids.set()
-          if (set !== undefined) {
-            yield* rewrite(env, index, head, set, summary, {
-              ids: [...log.ids, ...extra.ids],
-              rows: [...log.rows, ...extra.rows]
-            })
+          const rewritten = set !== undefined && (yield* rewrite(env, index, head, set, summary, {
+            ids: [...log.ids, ...extra.ids],
+            rows: [...log.rows, ...extra.rows]
+          }))
+          if (rewritten) {
+            written = summary
+            logBytes = 0
+            extra.ids = []
+            extra.rows = []
           }
         } else {
           // only the appended part: one record on the index's log
