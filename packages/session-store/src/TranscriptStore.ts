@@ -333,8 +333,11 @@ export interface ActiveLoaded {
 export interface IndexFollower {
   /** Notes rows this writer wrote: their texts (no newline) and where each landed. */
   readonly appended: (texts: ReadonlyArray<string>, positions: ReadonlyArray<Position>) => void
-  /** Brings the index up to date with what was noted (nothing when nothing is new); never fails. */
-  readonly write: Effect.Effect<void>
+  /**
+   * Brings the index up to date with what was noted (nothing when nothing is new); never fails.
+   * `cursor`: the writer's cursor now (its snapshot spares a read of the file when it is current).
+   */
+  readonly write: (cursor: Cursor | undefined) => Effect.Effect<void>
 }
 
 /** What `loadActive` gives: a bounded open, or a full load when the store could not bound it. */

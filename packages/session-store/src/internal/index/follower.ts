@@ -11,7 +11,8 @@
  */
 import { Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
-import type { Position } from "../../TranscriptStore.js"
+import type { Cursor, Position } from "../../TranscriptStore.js"
+import { fromCursor } from "../jsonl/cursor.js"
 import type { Env } from "../jsonl/env.js"
 import { rowId } from "../store/rows.js"
 import { catchUp } from "./catchup.js"
@@ -42,7 +43,7 @@ export interface Start {
 /** A follower (the store's `IndexFollower`). */
 export interface Follower {
   readonly appended: (texts: ReadonlyArray<string>, positions: ReadonlyArray<Position>) => void
-  readonly write: Effect.Effect<void>
+  readonly write: (cursor: Cursor | undefined) => Effect.Effect<void>
   /** `false` once it has stopped following. */
   readonly following: () => boolean
 }
@@ -77,7 +78,16 @@ export const make = (start: Start): Follower => {
   const stop = () => {
     alive = false
   }
-  const write = Effect.suspend(() => {
+  /** The watermark as of `end`: from the writer's cursor when it is current there, else captured. */
+  const watermarkAt = (cursor: Cursor | undefined) => {
+    const c = cursor === undefined ? undefined : fromCursor(cursor)
+    const known = c !== undefined && !c.stale && c.snapshot !== undefined && c.snapshot.size === end &&
+        c.end.offset === end
+      ? Watermark.following(c.snapshot, current.watermark)
+      : undefined
+    return known === undefined ? Watermark.capture(env, path, end) : Effect.succeed(known)
+  }
+  const write = (cursor: Cursor | undefined) => Effect.suspend(() => {
     if (!alive || (texts.length === 0 && Log.sameWatermark(written.watermark, current.watermark))) return Effect.void
     return Effect.gen(function*() {
       if (texts.length > 0) {
@@ -97,7 +107,7 @@ export const make = (start: Start): Follower => {
         }
         const caught = catchUp(current, lines as never, parsed, (id) => !own.has(id))
         if (caught === undefined) return stop()
-        const wm = yield* Watermark.capture(env, path, end)
+        const wm = yield* watermarkAt(cursor)
         if (
           wm === undefined || wm.size !== end || wm.dev !== current.watermark.dev || wm.ino !== current.watermark.ino
         ) return stop()

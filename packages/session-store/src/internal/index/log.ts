@@ -63,14 +63,20 @@ export const diff = (
 ): Record => {
   let cut: [number, number] = [0, 0]
   let add: ReadonlyArray<RowRef> = current.segment
-  const first = current.segment[0]
+  const w = written.segment
+  const c = current.segment
+  const first = c[0]
   if (first !== undefined) {
-    const at = written.segment.findIndex((r) => sameRef(r, first))
+    // `current` comes from `written` by a catch-up: a slice of its rows (the same objects) and new ones
+    let at = w[0] === first ? 0 : w.indexOf(first)
+    if (at === -1) at = w.findIndex((r) => sameRef(r, first))
     if (at !== -1) {
       let run = 0
-      while (sameRef(written.segment[at + run], current.segment[run])) run++
+      const most = Math.min(w.length - at, c.length)
+      while (run < most && w[at + run] === c[run]) run++
+      while (sameRef(w[at + run], c[run])) run++
       cut = [at, at + run]
-      add = current.segment.slice(run)
+      add = c.slice(run)
     }
   }
   const labels = JSON.stringify(written.labels) === JSON.stringify(current.labels) ? null : current.labels

@@ -29,7 +29,7 @@ export const locked = <A, E>(
   const index = core.index
   return core.services.store.exclusive(
     core.ref!,
-    index === undefined ? f : (h) => Effect.ensuring(f(h), Effect.suspend(() => core.index?.write ?? Effect.void)),
+    index === undefined ? f : (h) => Effect.ensuring(f(h), Effect.suspend(() => core.index?.write(core.cursor) ?? Effect.void)),
     core.options.lock === undefined ? {} : { lock: core.options.lock }
   )
 }
@@ -55,7 +55,7 @@ export const withWriteLock = <A, E, R>(
           (outer) =>
             Effect.zipRight(
               // a manager keeping the session's index current writes it when its hold ends
-              Effect.suspend(() => core.index?.write ?? Effect.void),
+              Effect.suspend(() => core.index?.write(core.cursor) ?? Effect.void),
               Effect.sync(() => {
                 core.lockDepth -= 1
                 core.held = outer

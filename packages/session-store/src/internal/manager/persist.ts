@@ -130,8 +130,7 @@ export const commit = (
         ({ flushed, rows }) => Effect.as(notify(core, entriesOf(flushed)), rows)
       )
     }
-    // (not for a manager keeping an index current: its record goes to the index under the same hold)
-    if (core.onDisk && core.pending.length === 0 && core.cursor !== undefined && core.index === undefined) {
+    if (core.onDisk && core.pending.length === 0 && core.cursor !== undefined) {
       const now = appendLocked(fiber, core, build)
       if (now !== undefined) return now
     }
@@ -161,7 +160,10 @@ const appendLocked = (
   if (now === undefined) return undefined
   if (Either.isLeft(now)) return Effect.fail(now.left)
   record(core, rows, now.right)
-  return rows.length === 0 ? Effect.succeed(rows) : Effect.as(notify(core, entriesOf(rows)), rows)
+  const notified = rows.length === 0 ? Effect.succeed(rows) : Effect.as(notify(core, entriesOf(rows)), rows)
+  // a manager keeping the session's index current writes its record right after the one step (the
+  // record pins the bytes it describes: from and to watermarks, the same inode, so no lock is needed)
+  return core.index === undefined ? notified : Effect.zipRight(core.index.write(core.cursor), notified)
 }
 
 /** Applies rows to the state and keeps them pending (positions continue after the pending ones). */
