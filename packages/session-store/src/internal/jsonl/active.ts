@@ -335,7 +335,8 @@ export const loadActive = (
       const after = yield* env.snapshots.capture(path, { upTo: tail.endOffset })
       if (Option.isNone(after) || after.value.size !== tail.endOffset) return yield* build(env, path, index, options)
       snapshot = after.value
-      const wm = yield* Watermark.of(env, path, snapshot)
+      // the head window of an appended file is the one the index hashed (same inode): no read
+      const wm = Watermark.following(snapshot, summary.watermark) ?? (yield* Watermark.of(env, path, snapshot))
       if (wm === undefined) return yield* build(env, path, index, options)
       summary = { ...caught.summary, watermark: wm }
       const caughtIds = caught.tables.ids.subarray(0, caught.tables.idCount)
