@@ -7,11 +7,11 @@
 //        node bench/index-child.mjs FILE pair RUNS OTHER           (resumes of FILE and OTHER interleaved)
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import * as SessionManager from "../dist/SessionManager.js"
-import * as SessionStore from "../dist/SessionStore.js"
 import * as fs from "node:fs"
 import * as Format from "../dist/internal/index/format.js"
 import * as Log from "../dist/internal/index/log.js"
+import * as SessionManager from "../dist/SessionManager.js"
+import * as SessionStore from "../dist/SessionStore.js"
 
 /** The bytes of the file past what its index (base and log) covers, or -1 without a valid index. */
 const uncovered = (f) => {

@@ -193,7 +193,10 @@ const main = async () => {
   for (let i = 0; i < Number(process.env.BRANCHLOG_BENCH_PAIRS ?? 5); i++) {
     const load = os.loadavg()[0]!.toFixed(1)
     const got = JSON.parse(
-      execFileSync(process.execPath, [child, file, "pair", "9", other], { cwd: path.join(here, ".."), encoding: "utf8" })
+      execFileSync(process.execPath, [child, file, "pair", "9", other], {
+        cwd: path.join(here, ".."),
+        encoding: "utf8"
+      })
         .trim()
         .split("\n")
         .pop()!
@@ -257,8 +260,18 @@ const main = async () => {
       ms(pair.ms),
       ratio(pair.otherMs, pair.ms, 2)
     ],
-    ["append each taking the lock, resumed writer (a record each) vs new session", us(median(eachResumed)), us(median(eachFresh)), `${(median(eachResumed) / median(eachFresh)).toFixed(2)}×`],
-    ["append inside withWriteLock (1,000, one record), resumed writer vs new session", us(median(heldResumed)), us(median(heldFresh)), `${(median(heldResumed) / median(heldFresh)).toFixed(2)}×`],
+    [
+      "append each taking the lock, resumed writer (a record each) vs new session",
+      us(median(eachResumed)),
+      us(median(eachFresh)),
+      `${(median(eachResumed) / median(eachFresh)).toFixed(2)}×`
+    ],
+    [
+      "append inside withWriteLock (1,000, one record), resumed writer vs new session",
+      us(median(heldResumed)),
+      us(median(heldFresh)),
+      `${(median(heldResumed) / median(heldFresh)).toFixed(2)}×`
+    ],
     [
       "resume after the writer's 3,600 appends (fresh process, median of 3)",
       ms(afterWriter.ms),

@@ -107,38 +107,42 @@ const session = (dir: string, n: number) =>
 
 for (const harness of harnesses) {
   describe(`index follower (${harness.name})`, () => {
-    it.live("a resumed writer's appends (each taking the lock, and inside withWriteLock) leave the index covering the file", () => {
-      const { dir, ext, layer } = harness.make()
-      return Effect.gen(function*() {
-        const file = yield* session(dir, 40)
-        yield* SessionManager.resume(file) // builds the index
-        expect(covered(ext, file)?.size).toBe(ext.read(file)!.length)
-        const sm = yield* SessionManager.resume(file)
-        expect(sm.isBounded()).toBe(true)
-        const onPath = sm.getBoundedState()!.entries[2]!.id
-        // each taking the lock
-        yield* sm.appendMessage(user("one"))
-        yield* sm.appendMessage(assistant("two"))
-        expect(covered(ext, file)).toEqual({ size: ext.read(file)!.length, records: 2 })
-        // inside one hold: one record when it ends
-        yield* sm.withWriteLock(Effect.gen(function*() {
-          for (let i = 0; i < 5; i++) yield* sm.appendMessage(user(`held ${i}`))
-          yield* sm.appendLabelChange(onPath, "here")
-          yield* sm.appendSessionInfo("named")
-          const branch = sm.getBranch()
-          yield* sm.appendCompaction("later", branch[branch.length - 3]!.id, 7)
-          yield* sm.appendMessage(assistant("after the compaction"))
-        }))
-        expect(covered(ext, file)).toEqual({ size: ext.read(file)!.length, records: 3 })
-        // the next resume catches up nothing: it reads only the path's rows, and answers as the full open
-        const { bounded, bytesRead, got, want } = yield* both(file)
-        expect(got).toEqual(want)
-        expect(bounded).toBe(true)
-        const rows = (yield* SessionManager.resume(file, undefined, undefined, { readOnly: true })).getBoundedState()!
-        expect(rows.entries.length).toBeLessThan(15)
-        expect(bytesRead).toBeLessThan(ext.read(file)!.length / 3)
-      }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
-    }, 120_000)
+    it.live(
+      "a resumed writer's appends (each taking the lock, and inside withWriteLock) leave the index covering the file",
+      () => {
+        const { dir, ext, layer } = harness.make()
+        return Effect.gen(function*() {
+          const file = yield* session(dir, 40)
+          yield* SessionManager.resume(file) // builds the index
+          expect(covered(ext, file)?.size).toBe(ext.read(file)!.length)
+          const sm = yield* SessionManager.resume(file)
+          expect(sm.isBounded()).toBe(true)
+          const onPath = sm.getBoundedState()!.entries[2]!.id
+          // each taking the lock
+          yield* sm.appendMessage(user("one"))
+          yield* sm.appendMessage(assistant("two"))
+          expect(covered(ext, file)).toEqual({ size: ext.read(file)!.length, records: 2 })
+          // inside one hold: one record when it ends
+          yield* sm.withWriteLock(Effect.gen(function*() {
+            for (let i = 0; i < 5; i++) yield* sm.appendMessage(user(`held ${i}`))
+            yield* sm.appendLabelChange(onPath, "here")
+            yield* sm.appendSessionInfo("named")
+            const branch = sm.getBranch()
+            yield* sm.appendCompaction("later", branch[branch.length - 3]!.id, 7)
+            yield* sm.appendMessage(assistant("after the compaction"))
+          }))
+          expect(covered(ext, file)).toEqual({ size: ext.read(file)!.length, records: 3 })
+          // the next resume catches up nothing: it reads only the path's rows, and answers as the full open
+          const { bounded, bytesRead, got, want } = yield* both(file)
+          expect(got).toEqual(want)
+          expect(bounded).toBe(true)
+          const rows = (yield* SessionManager.resume(file, undefined, undefined, { readOnly: true })).getBoundedState()!
+          expect(rows.entries.length).toBeLessThan(15)
+          expect(bytesRead).toBeLessThan(ext.read(file)!.length / 3)
+        }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
+      },
+      120_000
+    )
 
     it.live("a writer whose resume built the index (a full open) keeps it current too", () => {
       const { dir, ext, layer } = harness.make()
@@ -155,85 +159,93 @@ for (const harness of harnesses) {
       }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
     }, 120_000)
 
-    it.live("another writer's rows first: the follower stops, the next resume catches up; a torn or damaged record is skipped", () => {
-      const { dir, ext, layer } = harness.make()
-      return Effect.gen(function*() {
-        const file = yield* session(dir, 20)
-        yield* SessionManager.resume(file)
-        const sm = yield* SessionManager.resume(file)
-        yield* sm.appendMessage(user("mine"))
-        const mine = covered(ext, file)!
-        expect(mine.size).toBe(ext.read(file)!.length)
-        // a raw append (as pi makes it), then the resumed writer again: its rows follow another's
-        ext.append(
-          file,
-          JSON.stringify({
-            type: "message",
-            id: "f0000001",
-            parentId: sm.getLeafId(),
-            timestamp: "2026-01-01T00:00:00.000Z",
-            message: user("raw")
-          }) + "\n"
-        )
-        yield* sm.appendMessage(user("mine again"))
-        expect(covered(ext, file)).toEqual(mine)
-        let result = yield* both(file)
-        expect(result.got).toEqual(result.want)
-        // a torn record at the end of the log (a crash in the index's write), then a damaged one
-        const index = SessionFiles.indexName(file)
-        const sm2 = yield* SessionManager.resume(file)
-        yield* sm2.appendMessage(user("third"))
-        const withRecord = ext.read(index)!
-        ext.write(index, withRecord.subarray(0, withRecord.length - 40))
-        result = yield* both(file)
-        expect(result.got).toEqual(result.want)
-        expect(result.bounded).toBe(true)
-        const damaged = Buffer.from(withRecord)
-        damaged[damaged.length - 30] = damaged[damaged.length - 30]! ^ 0x04
-        ext.write(index, damaged)
-        result = yield* both(file)
-        expect(result.got).toEqual(result.want)
-        expect(covered(ext, file)!.size).toBeLessThan(ext.read(file)!.length)
-        // a writable resume catches up (writing the catch-up), and its writer's records follow on
-        const sm3 = yield* SessionManager.resume(file)
-        yield* sm3.appendMessage(assistant("after the repair"))
-        expect(covered(ext, file)!.size).toBe(ext.read(file)!.length)
-        result = yield* both(file)
-        expect(result.got).toEqual(result.want)
-        expect(result.bounded).toBe(true)
-      }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
-    }, 120_000)
+    it.live(
+      "another writer's rows first: the follower stops, the next resume catches up; a torn or damaged record is skipped",
+      () => {
+        const { dir, ext, layer } = harness.make()
+        return Effect.gen(function*() {
+          const file = yield* session(dir, 20)
+          yield* SessionManager.resume(file)
+          const sm = yield* SessionManager.resume(file)
+          yield* sm.appendMessage(user("mine"))
+          const mine = covered(ext, file)!
+          expect(mine.size).toBe(ext.read(file)!.length)
+          // a raw append (as pi makes it), then the resumed writer again: its rows follow another's
+          ext.append(
+            file,
+            JSON.stringify({
+              type: "message",
+              id: "f0000001",
+              parentId: sm.getLeafId(),
+              timestamp: "2026-01-01T00:00:00.000Z",
+              message: user("raw")
+            }) + "\n"
+          )
+          yield* sm.appendMessage(user("mine again"))
+          expect(covered(ext, file)).toEqual(mine)
+          let result = yield* both(file)
+          expect(result.got).toEqual(result.want)
+          // a torn record at the end of the log (a crash in the index's write), then a damaged one
+          const index = SessionFiles.indexName(file)
+          const sm2 = yield* SessionManager.resume(file)
+          yield* sm2.appendMessage(user("third"))
+          const withRecord = ext.read(index)!
+          ext.write(index, withRecord.subarray(0, withRecord.length - 40))
+          result = yield* both(file)
+          expect(result.got).toEqual(result.want)
+          expect(result.bounded).toBe(true)
+          const damaged = Buffer.from(withRecord)
+          damaged[damaged.length - 30] = damaged[damaged.length - 30]! ^ 0x04
+          ext.write(index, damaged)
+          result = yield* both(file)
+          expect(result.got).toEqual(result.want)
+          expect(covered(ext, file)!.size).toBeLessThan(ext.read(file)!.length)
+          // a writable resume catches up (writing the catch-up), and its writer's records follow on
+          const sm3 = yield* SessionManager.resume(file)
+          yield* sm3.appendMessage(assistant("after the repair"))
+          expect(covered(ext, file)!.size).toBe(ext.read(file)!.length)
+          result = yield* both(file)
+          expect(result.got).toEqual(result.want)
+          expect(result.bounded).toBe(true)
+        }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
+      },
+      120_000
+    )
   })
 }
 
 describe("index follower (a crash)", () => {
-  it.live("a writer killed (SIGKILL) between the transcript's write and the index's: the next resume catches up and answers right", () => {
-    const { dir, ext, layer } = nodeHarness.make()
-    return Effect.gen(function*() {
-      const file = yield* session(dir, 30)
-      yield* SessionManager.resume(file)
-      const before = covered(ext, file)!
-      const writer = start([child, file, "12"])
-      const deadline = Date.now() + 90_000
-      while (!writer.output.includes("written") && Date.now() < deadline && writer.process.exitCode === null) {
-        yield* Effect.sleep("20 millis")
-      }
-      expect(writer.output).toContain("written")
-      writer.process.kill("SIGKILL")
-      yield* Effect.promise(() => writer.exited)
-      const leaf = writer.output.match(/written (\S+)/)![1]
-      // the child's rows are in the file; the index was never told
-      expect(ext.read(file)!.length).toBeGreaterThan(before.size)
-      expect(covered(ext, file)).toEqual(before)
-      const { bounded, got, want } = yield* both(file)
-      expect(got).toEqual(want)
-      expect(got.leaf).toBe(leaf)
-      expect(bounded).toBe(true)
-      // a writable resume then writes the catch-up as a record: the index covers the file again
-      yield* SessionManager.resume(file)
-      expect(covered(ext, file)!.size).toBe(ext.read(file)!.length)
-      const again = yield* both(file)
-      expect(again.got).toEqual(again.want)
-    }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
-  }, 150_000)
+  it.live(
+    "a writer killed (SIGKILL) between the transcript's write and the index's: the next resume catches up and answers right",
+    () => {
+      const { dir, ext, layer } = nodeHarness.make()
+      return Effect.gen(function*() {
+        const file = yield* session(dir, 30)
+        yield* SessionManager.resume(file)
+        const before = covered(ext, file)!
+        const writer = start([child, file, "12"])
+        const deadline = Date.now() + 90_000
+        while (!writer.output.includes("written") && Date.now() < deadline && writer.process.exitCode === null) {
+          yield* Effect.sleep("20 millis")
+        }
+        expect(writer.output).toContain("written")
+        writer.process.kill("SIGKILL")
+        yield* Effect.promise(() => writer.exited)
+        const leaf = writer.output.match(/written (\S+)/)![1]
+        // the child's rows are in the file; the index was never told
+        expect(ext.read(file)!.length).toBeGreaterThan(before.size)
+        expect(covered(ext, file)).toEqual(before)
+        const { bounded, got, want } = yield* both(file)
+        expect(got).toEqual(want)
+        expect(got.leaf).toBe(leaf)
+        expect(bounded).toBe(true)
+        // a writable resume then writes the catch-up as a record: the index covers the file again
+        yield* SessionManager.resume(file)
+        expect(covered(ext, file)!.size).toBe(ext.read(file)!.length)
+        const again = yield* both(file)
+        expect(again.got).toEqual(again.want)
+      }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
+    },
+    150_000
+  )
 })

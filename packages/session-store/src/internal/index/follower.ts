@@ -87,53 +87,54 @@ export const make = (start: Start): Follower => {
       : undefined
     return known === undefined ? Watermark.capture(env, path, end) : Effect.succeed(known)
   }
-  const write = (cursor: Cursor | undefined) => Effect.suspend(() => {
-    if (!alive || (texts.length === 0 && Log.sameWatermark(written.watermark, current.watermark))) return Effect.void
-    return Effect.gen(function*() {
-      if (texts.length > 0) {
-        const lines = texts.map((text, i) => ({
-          text,
-          line: at[i]!.line,
-          offset: at[i]!.offset,
-          byteLength: Buffer.byteLength(text),
-          terminated: true
-        }))
-        const parsed = lines.map((l) => Line.parse(l.text, l.line, l.offset))
-        // the writer's own ids are unique in the session (minted against everything it knows)
-        const own = new Set<string>()
-        for (const p of parsed) {
-          const id = rowId(p)
-          if (id !== undefined) own.add(id)
+  const write = (cursor: Cursor | undefined) =>
+    Effect.suspend(() => {
+      if (!alive || (texts.length === 0 && Log.sameWatermark(written.watermark, current.watermark))) return Effect.void
+      return Effect.gen(function*() {
+        if (texts.length > 0) {
+          const lines = texts.map((text, i) => ({
+            text,
+            line: at[i]!.line,
+            offset: at[i]!.offset,
+            byteLength: Buffer.byteLength(text),
+            terminated: true
+          }))
+          const parsed = lines.map((l) => Line.parse(l.text, l.line, l.offset))
+          // the writer's own ids are unique in the session (minted against everything it knows)
+          const own = new Set<string>()
+          for (const p of parsed) {
+            const id = rowId(p)
+            if (id !== undefined) own.add(id)
+          }
+          const caught = catchUp(current, lines as never, parsed, (id) => !own.has(id))
+          if (caught === undefined) return stop()
+          const wm = yield* watermarkAt(cursor)
+          if (
+            wm === undefined || wm.size !== end || wm.dev !== current.watermark.dev || wm.ino !== current.watermark.ino
+          ) return stop()
+          current = { ...caught.summary, watermark: wm }
+          for (const h of caught.tables.ids.subarray(0, caught.tables.idCount)) ids.push(h)
+          rows.push(caught.tables.rowBytes().slice())
+          texts = []
+          at = []
         }
-        const caught = catchUp(current, lines as never, parsed, (id) => !own.has(id))
-        if (caught === undefined) return stop()
-        const wm = yield* watermarkAt(cursor)
-        if (
-          wm === undefined || wm.size !== end || wm.dev !== current.watermark.dev || wm.ino !== current.watermark.ino
-        ) return stop()
-        current = { ...caught.summary, watermark: wm }
-        for (const h of caught.tables.ids.subarray(0, caught.tables.idCount)) ids.push(h)
-        rows.push(caught.tables.rowBytes().slice())
-        texts = []
-        at = []
-      }
-      let size = 0
-      for (const r of rows) size += r.length
-      const table = new Uint8Array(size)
-      let o = 0
-      for (const r of rows) {
-        table.set(r, o)
-        o += r.length
-      }
-      const record = Log.encode(Log.diff(written, current, ids, table))
-      const bytes = Buffer.byteLength(record) + 1
-      if (logBytes + bytes > start.maxLogBytes) return stop()
-      yield* env.files.append(index, [record], { create: false })
-      logBytes += bytes
-      written = current
-      ids = []
-      rows = []
-    }).pipe(Effect.catchAllCause(() => Effect.sync(stop)))
-  })
+        let size = 0
+        for (const r of rows) size += r.length
+        const table = new Uint8Array(size)
+        let o = 0
+        for (const r of rows) {
+          table.set(r, o)
+          o += r.length
+        }
+        const record = Log.encode(Log.diff(written, current, ids, table))
+        const bytes = Buffer.byteLength(record) + 1
+        if (logBytes + bytes > start.maxLogBytes) return stop()
+        yield* env.files.append(index, [record], { create: false })
+        logBytes += bytes
+        written = current
+        ids = []
+        rows = []
+      }).pipe(Effect.catchAllCause(() => Effect.sync(stop)))
+    })
   return { appended, write, following: () => alive }
 }

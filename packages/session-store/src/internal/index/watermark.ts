@@ -66,7 +66,8 @@ export const of = (env: Env, path: string, snapshot: FileSnapshot.Snapshot) =>
  * `previous` hashed (no read); `undefined` otherwise.
  */
 export const following = (snapshot: FileSnapshot.Snapshot, previous: Watermark): Watermark | undefined =>
-  previous.headLength === HEAD_WINDOW && String(snapshot.dev) === previous.dev && String(snapshot.ino) === previous.ino &&
+  previous.headLength === HEAD_WINDOW && String(snapshot.dev) === previous.dev &&
+    String(snapshot.ino) === previous.ino &&
     snapshot.size >= previous.size
     ? {
       size: snapshot.size,

@@ -16,9 +16,9 @@ import { emptyReport } from "../../TranscriptStore.js"
 import { recorder, summarize } from "../index/build.js"
 import { catchUp } from "../index/catchup.js"
 import * as Follower from "../index/follower.js"
-import * as Log from "../index/log.js"
 import * as Format from "../index/format.js"
 import type { Head, RowRef, Summary } from "../index/format.js"
+import * as Log from "../index/log.js"
 import { assemble } from "../index/view.js"
 import * as Watermark from "../index/watermark.js"
 import { JsonlCursor, toCursor } from "./cursor.js"
@@ -225,7 +225,9 @@ const idsOf = (parsed: ReadonlyArray<Line.ParsedLine>): Array<string> => {
   for (const p of parsed) {
     if (p._tag === "Entry") {
       out.push(p.entry.id)
-      if (p.entry.type === "compaction" && typeof p.entry.firstKeptEntryId === "string") out.push(p.entry.firstKeptEntryId)
+      if (p.entry.type === "compaction" && typeof p.entry.firstKeptEntryId === "string") {
+        out.push(p.entry.firstKeptEntryId)
+      }
     } else if (p._tag === "LeafControl") out.push(p.control.id)
   }
   return out

@@ -29,7 +29,9 @@ export const locked = <A, E>(
   const index = core.index
   return core.services.store.exclusive(
     core.ref!,
-    index === undefined ? f : (h) => Effect.ensuring(f(h), Effect.suspend(() => core.index?.write(core.cursor) ?? Effect.void)),
+    index === undefined
+      ? f
+      : (h) => Effect.ensuring(f(h), Effect.suspend(() => core.index?.write(core.cursor) ?? Effect.void)),
     core.options.lock === undefined ? {} : { lock: core.options.lock }
   )
 }

@@ -58,7 +58,9 @@ const writeNow = (
 const record = (core: Core, rows: ReadonlyArray<OwnRow>, result: Appended): ReadonlyArray<OwnRow> => {
   const pendingCount = core.pending.length
   // a manager keeping the session's index current notes where its rows landed (written when the hold ends)
-  if (core.index !== undefined) core.index.appended([...core.pending.map((p) => p.text), ...rows.map(textOf)], result.positions)
+  if (core.index !== undefined) {
+    core.index.appended([...core.pending.map((p) => p.text), ...rows.map(textOf)], result.positions)
+  }
   for (let i = 0; i < rows.length; i++) applyOwn(core, rows[i]!, result.positions[pendingCount + i]!)
   const flushed = pendingCount === 0 ? rows : [...core.pending.map((p) => p.row), ...rows]
   core.pending = []
