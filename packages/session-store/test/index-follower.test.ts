@@ -144,6 +144,21 @@ for (const harness of harnesses) {
       120_000
     )
 
+    it.live("a writer resumed with writeIndex: false leaves the index as it is", () => {
+      const { dir, ext, layer } = harness.make()
+      return Effect.gen(function*() {
+        const file = yield* session(dir, 10)
+        yield* SessionManager.resume(file)
+        const index = ext.read(SessionFiles.indexName(file))!
+        const sm = yield* SessionManager.resume(file, undefined, undefined, { writeIndex: false })
+        expect(sm.isBounded()).toBe(true)
+        yield* sm.appendMessage(user("not indexed"))
+        expect(ext.read(SessionFiles.indexName(file))!.equals(index)).toBe(true)
+        const { got, want } = yield* both(file)
+        expect(got).toEqual(want)
+      }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
+    })
+
     it.live("a writer whose resume built the index (a full open) keeps it current too", () => {
       const { dir, ext, layer } = harness.make()
       return Effect.gen(function*() {

@@ -318,7 +318,7 @@ export const loadActive = (
         return known?.has(h) === true || ids.mayHave(h)
       },
       loadRest: reload(env, path, options.cwd),
-      ...(options.readOnly === true ? {} : {
+      ...(options.readOnly === true || !writes(options) ? {} : {
         index: Follower.make({
           env,
           path,
