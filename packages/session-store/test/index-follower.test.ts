@@ -159,6 +159,32 @@ for (const harness of harnesses) {
       }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
     })
 
+    it.live("a long update log is folded into a new base by the next writable resume", () => {
+      const { dir, ext, layer } = harness.make()
+      return Effect.gen(function*() {
+        const file = yield* session(dir, 10)
+        yield* SessionManager.resume(file)
+        const sm = yield* SessionManager.resume(file)
+        for (let hold = 0; hold < 4; hold++) {
+          yield* sm.withWriteLock(Effect.gen(function*() {
+            for (let i = 0; i < 1200; i++) yield* sm.appendMessage(user(`h${hold} ${i}`))
+          }))
+        }
+        const index = SessionFiles.indexName(file)
+        const long = ext.read(index)!
+        expect(covered(ext, file)).toEqual({ size: ext.read(file)!.length, records: 4 })
+        const before = yield* both(file)
+        expect(before.got).toEqual(before.want)
+        yield* SessionManager.resume(file)
+        const folded = ext.read(index)!
+        expect(folded.length).toBeLessThan(long.length)
+        expect(covered(ext, file)).toEqual({ size: ext.read(file)!.length, records: 0 })
+        const after = yield* both(file)
+        expect(after.got).toEqual(after.want)
+        expect(after.bounded).toBe(true)
+      }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
+    }, 120_000)
+
     it.live("a writer whose resume built the index (a full open) keeps it current too", () => {
       const { dir, ext, layer } = harness.make()
       return Effect.gen(function*() {

@@ -14,7 +14,7 @@
  */
 import { crc32 } from "node:zlib"
 import type { RowRef, Summary, Watermark } from "./format.js"
-import { isRowRef, isSummary } from "./format.js"
+import { isRowRef, isSummary, ROW_BYTES } from "./format.js"
 
 /** One record of the log. */
 export interface Record {
@@ -162,6 +162,62 @@ export const apply = (summary: Summary, record: Record): Summary | undefined => 
     compactions: [...summary.compactions, ...record.compactions]
   }
   return isSummary(next) ? next : undefined
+}
+
+/**
+ * `summary` with every record of `records` that follows on applied in order (one working copy of
+ * the path, whatever the number of records), and the records applied with their row records; the
+ * summary unchanged (and none applied) when the result is no valid summary.
+ */
+export const applyAll = (
+  summary: Summary,
+  records: ReadonlyArray<Record>
+): {
+  readonly summary: Summary
+  readonly applied: ReadonlyArray<{ readonly record: Record; readonly rows: Uint8Array }>
+} => {
+  if (!summary.bounded) return { summary, applied: [] }
+  let last: Record | undefined
+  let watermark = summary.watermark
+  let segment = [...summary.segment]
+  let labels = summary.labels
+  const corrupt = [...summary.corrupt]
+  const compactions = [...summary.compactions]
+  const applied: Array<{ readonly record: Record; readonly rows: Uint8Array }> = []
+  for (const record of records) {
+    if (!sameWatermark(watermark, record.from)) continue
+    const [a, b] = record.cut
+    if (a < 0 || b < a || b > segment.length) continue
+    const rows = rowsOf(record)
+    if (rows.length % ROW_BYTES !== 0) continue
+    if (a === 0) segment.length = b
+    else segment = segment.slice(a, b)
+    for (const r of record.add) segment.push(r)
+    for (const c of record.corrupt) corrupt.push(c)
+    for (const c of record.compactions) compactions.push(c)
+    if (record.labels !== null) labels = record.labels
+    watermark = record.to
+    last = record
+    applied.push({ record, rows })
+  }
+  if (last === undefined) return { summary, applied: [] }
+  const next: Summary = {
+    ...summary,
+    watermark,
+    lineCount: last.lineCount,
+    leafId: last.leafId,
+    appendParentId: last.appendParentId,
+    tailId: last.tailId,
+    hasAssistant: last.hasAssistant,
+    segment,
+    compactionAt: last.compactionAt,
+    before: last.before,
+    sessionInfo: last.sessionInfo,
+    labels,
+    corrupt,
+    compactions
+  }
+  return isSummary(next) ? { summary: next, applied } : { summary, applied: [] }
 }
 
 /** The row records of a record. */

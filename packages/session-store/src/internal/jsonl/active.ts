@@ -30,8 +30,14 @@ import { scanFile } from "./scan.js"
 /** Caught-up bytes (and bytes of update log) past which a writable resume rewrites the index whole. */
 export const REWRITE_AFTER_BYTES = 1024 * 1024
 
-/** The most update log a reader reads and a writer appends to (past it, writers leave the index to the next resume). */
+/** Bytes of update log past which a writable resume folds it into a new base. */
+export const LOG_REWRITE_BYTES = 512 * 1024
+
+/** The most update log a reader reads. */
 export const MAX_LOG_BYTES = 8 * 1024 * 1024
+
+/** The most update log a writer appends to (past it, it leaves the index to the next writable resume, which rewrites it). */
+export const MAX_WRITER_LOG_BYTES = 1024 * 1024
 
 /** Indexes of at most this many rows are rewritten after every catch-up. */
 export const REWRITE_SMALL_ROWS = 65536
@@ -74,15 +80,10 @@ const readHead = (env: Env, index: string) =>
 
 /** The base summary with the log's records applied in order (each one that follows on), their ids and rows. */
 const applyLog = (head: Head, bytes: Uint8Array) => {
-  let summary = head.summary
+  const { applied, summary } = Log.applyAll(head.summary, Log.decode(bytes))
   const ids: Array<number> = []
   const rows: Array<Uint8Array> = []
-  for (const record of Log.decode(bytes)) {
-    const next = Log.apply(summary, record)
-    if (next === undefined) continue
-    const table = Log.rowsOf(record)
-    if (table.length % Format.ROW_BYTES !== 0) continue
-    summary = next
+  for (const { record, rows: table } of applied) {
     for (const h of record.ids) ids.push(h)
     rows.push(table)
   }
@@ -131,7 +132,7 @@ const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
       ids: [],
       rows: [],
       logBytes: 0,
-      maxLogBytes: MAX_LOG_BYTES
+      maxLogBytes: MAX_WRITER_LOG_BYTES
     })
     return { _tag: "Full", loaded, index: index_ } satisfies ActiveResult
   })
@@ -239,7 +240,7 @@ export const loadActive = (
         const caughtBytes = tail.endOffset - written.watermark.size
         if (
           caughtBytes > REWRITE_AFTER_BYTES || head.rowCount <= REWRITE_SMALL_ROWS ||
-          logBytes + caughtBytes > REWRITE_AFTER_BYTES
+          logBytes + caughtBytes > LOG_REWRITE_BYTES
         ) {
           // whole: the base, the log and the catch-up in one new base
           const set = ids.set()
@@ -267,6 +268,20 @@ export const loadActive = (
             extra.rows = []
           }
         }
+      }
+    }
+    if (writes(options) && logBytes > LOG_REWRITE_BYTES && summary.bounded) {
+      // a long log (writers' records): folded into a new base, so that resumes read a short one
+      const set = ids.set()
+      const rewritten = set !== undefined && (yield* rewrite(env, index, head, set, summary, {
+        ids: [...log.ids, ...extra.ids],
+        rows: [...log.rows, ...extra.rows]
+      }))
+      if (rewritten) {
+        written = summary
+        logBytes = 0
+        extra.ids = []
+        extra.rows = []
       }
     }
     if (!summary.bounded) return full(yield* load(env, path, { ...options, cache: false }))
@@ -328,7 +343,7 @@ export const loadActive = (
           ids: extra.ids,
           rows: extra.rows,
           logBytes,
-          maxLogBytes: MAX_LOG_BYTES
+          maxLogBytes: MAX_WRITER_LOG_BYTES
         })
       })
     }
