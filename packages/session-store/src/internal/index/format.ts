@@ -50,6 +50,28 @@ export const BUCKET_HASHES = 256
 /** Bytes of one record of the row table. */
 export const ROW_BYTES = 24
 
+/**
+ * The entry types by their code in the row table (code = position + 1; 255: another type). A
+ * list of the format's own, not session-core's: an index written today must read the same when
+ * session-core's list grows or moves, so a new type only ever goes at the end.
+ */
+export const ENTRY_TYPES: ReadonlyArray<string> = [
+  "message",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+  "usage",
+  "context_edit"
+]
+
+/** The code of each of {@link ENTRY_TYPES} in the row table. */
+export const TYPE_CODES: ReadonlyMap<string, number> = new Map(ENTRY_TYPES.map((type, i) => [type, i + 1]))
+
 /** A row the bounded open reads: its line number, byte offset and length (no newline), id and kind. */
 export interface RowRef {
   readonly line: number
