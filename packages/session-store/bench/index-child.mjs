@@ -1,13 +1,36 @@
 // One measured open in a fresh process (for the sidecar index benchmark, bench/index.ts), from the
 // built package (`pnpm build` first): prints one JSON line
 // {"ms": wall time of the open, "rssBefore": MiB after imports, "maxRss": peak MiB of the process,
-//  "bounded": whether the open was bounded, "messages": context messages}.
+//  "bounded": whether the open was bounded, "messages": context messages, "uncovered": bytes of the
+//  file past what its index covers (base and update log; -1: no valid index)}.
 // usage: node bench/index-child.mjs FILE resume|build|full [runs]   (build: a resume that may write the index)
 //        node bench/index-child.mjs FILE pair RUNS OTHER           (resumes of FILE and OTHER interleaved)
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as fs from "node:fs"
+import * as Format from "../dist/internal/index/format.js"
+import * as Log from "../dist/internal/index/log.js"
 import * as SessionManager from "../dist/SessionManager.js"
 import * as SessionStore from "../dist/SessionStore.js"
+
+/** The bytes of the file past what its index (base and log) covers, or -1 without a valid index. */
+const uncovered = (f) => {
+  let bytes
+  try {
+    bytes = fs.readFileSync(`${f}.index`)
+  } catch {
+    return -1
+  }
+  const length = Format.summaryLength(bytes.subarray(0, Format.HEAD_BYTES))
+  const head = length === undefined ? undefined : Format.decodeHead(
+    bytes.subarray(0, Format.HEAD_BYTES),
+    bytes.subarray(Format.HEAD_BYTES, Format.HEAD_BYTES + length)
+  )
+  if (head === undefined) return -1
+  let summary = head.summary
+  for (const record of Log.decode(bytes.subarray(head.baseEnd))) summary = Log.apply(summary, record) ?? summary
+  return fs.statSync(f).size - summary.watermark.size
+}
 
 const [file, mode = "resume", runsText = "1", other] = process.argv.slice(2)
 const runtime = ManagedRuntime.make(SessionStore.layerNode)
@@ -54,7 +77,8 @@ process.stdout.write(
     rssBefore,
     maxRss: Math.round(process.resourceUsage().maxRSS / 1024),
     bounded,
-    messages
+    messages,
+    uncovered: uncovered(file)
   }) + "\n"
 )
 await runtime.dispose()

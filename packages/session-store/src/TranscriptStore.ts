@@ -319,10 +319,34 @@ export interface ActiveLoaded {
   readonly mayHaveId: (id: string) => boolean
   /** The whole session as it is now (a read-only `load` without the cache), for what needs the rest. */
   readonly loadRest: Effect.Effect<Loaded, StoreFailure>
+  /** The store's index of the session, for a writer to keep current (writable opens of a store that has one). */
+  readonly index?: IndexFollower
+}
+
+/**
+ * A store's index of one session (files: the sidecar index) that the writer which opened it keeps
+ * current after its own appends: `appended` after each write of its rows (in memory), `write` when
+ * its hold ends (still holding the session). Optional and never needed for correctness: a writer
+ * that stops following (rows it cannot fold, another writer's rows first) leaves the rest to the
+ * next open's catch-up.
+ */
+export interface IndexFollower {
+  /** Notes rows this writer wrote: their texts (no newline) and where each landed. */
+  readonly appended: (texts: ReadonlyArray<string>, positions: ReadonlyArray<Position>) => void
+  /**
+   * Brings the index up to date with what was noted (nothing when nothing is new); never fails.
+   * `cursor`: the writer's cursor now (its snapshot spares a read of the file when it is current).
+   */
+  readonly write: (cursor: Cursor | undefined) => Effect.Effect<void>
 }
 
 /** What `loadActive` gives: a bounded open, or a full load when the store could not bound it. */
-export type ActiveResult = ActiveLoaded | { readonly _tag: "Full"; readonly loaded: Loaded }
+export type ActiveResult = ActiveLoaded | {
+  readonly _tag: "Full"
+  readonly loaded: Loaded
+  /** As `ActiveLoaded.index`, when the full load built a trustworthy index. */
+  readonly index?: IndexFollower
+}
 
 /** The service. */
 export interface TranscriptStoreShape {

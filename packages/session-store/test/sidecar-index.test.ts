@@ -250,12 +250,21 @@ for (const harness of harnesses) {
             yield* sm.appendSessionInfo(name)
             const file = sm.getSessionFile()!
             yield* SessionManager.resume(file)
+            // a resumed writer's appends: the index gets an update log (fuzzed with the rest)
+            const writer = yield* SessionManager.resume(file)
+            yield* writer.appendMessage(user(`${name} logged`))
+            yield* writer.withWriteLock(Effect.gen(function*() {
+              yield* writer.appendMessage(assistant(`${name} logged reply`))
+              yield* writer.appendLabelChange(writer.getLeafId()!, `${name} logged label`)
+            }))
             return file
           })
         const a = yield* make("a", 40)
         const b = yield* make("b", 25)
         const goodA = ext.read(SessionFiles.indexName(a))!
         const goodB = ext.read(SessionFiles.indexName(b))!
+        // both with an update log after the base (records start with "BLU ")
+        expect(goodA.includes("\nBLU ") && goodB.includes("\nBLU ")).toBe(true)
         const bytesA = ext.read(a)!
         let cases = 0
         for (let round = 0; round < 120; round++) {

@@ -62,8 +62,8 @@ export interface Options {
   readonly searchCandidates?: number
 }
 
-/** How many matches a search ranks by default: a query matching more ranks its 10,000 most recent. */
-export const SEARCH_CANDIDATES = 10_000
+/** How many matches a search ranks by default: a query matching more ranks its 2,000 most recent. */
+export const SEARCH_CANDIDATES = 2_000
 
 /** The absolute database path of a location (`sqlite:PATH` or a bare path). */
 export const databaseOf = (location: string): string =>

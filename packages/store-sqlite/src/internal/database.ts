@@ -13,6 +13,7 @@
 import { Line } from "@branchlog/session-core"
 import Database from "better-sqlite3"
 import { prepareActive } from "./activeStatements.js"
+import * as Search from "./search.js"
 import * as Summary from "./summary.js"
 
 /** A row of the `sessions` table. */
@@ -99,6 +100,8 @@ export class Db {
 
   constructor(readonly path: string, readonly readOnly: boolean, busyTimeoutMs: number) {
     this.handle = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: busyTimeoutMs })
+    // reads through a memory map: a search's lookups of rows spread over the file copy no pages
+    this.handle.pragma(`mmap_size = ${MMAP_BYTES}`)
   }
 
   /** WAL and `synchronous=NORMAL` (a writable connection, once its schema version was checked). */
@@ -270,17 +273,50 @@ export class Db {
   /**
    * Full-text search (FTS5 syntax), best first by bm25, ties by storage order. Only the
    * `candidates` matches last in storage order (sessions in the order they were first written,
-   * each session's rows in order: the most recent `candidates` of an append-only use) are ranked:
-   * a query matching at most that many is ranked exactly as `ORDER BY rank` ranks it, a word in
-   * most messages costs `candidates` scores instead of one per match. Snippets only for the hits.
+   * each session's rows in order: the most recent `candidates` of an append-only use) are ranked.
+   * Words, phrases and prefixes joined by spaces or `AND` are ranked by `Search.top` (bm25's
+   * formula, each phrase's document frequency from at most `candidates` of its matches), unless
+   * each is a word in fewer than `BM25_WORDS × candidates` messages; those and any other query by
+   * FTS5's `bm25()` (exact global statistics, at the cost of reading every match of each phrase).
+   * Snippets only for the hits.
    */
   search(query: string, limit: number, candidates: number): Array<SearchRow> {
-    const top = this.st.searchTop.all(query, candidates, limit) as Array<[rowid: number, score: number]>
-    return top.map(([rowid, score]) => {
-      // a bigint: FTS5 ignores `rowid = ?` bound to a JS number (a REAL) and returns the first match
-      const hit = this.st.searchHit.get(query, BigInt(rowid)) as Omit<SearchRow, "score">
-      return { ...hit, score: -score }
+    const phrases = Search.parse(query)
+    if (phrases === undefined || Search.cheapForBm25(this.reader, phrases, candidates)) {
+      const top = this.st.searchTop.all(query, candidates, limit) as Array<[rowid: number, score: number]>
+      return top.map(([rowid, score]) => ({ ...this.hit(query, rowid), score: -score }))
+    }
+    return Search.top(this.reader, phrases, query, limit, candidates).map(([rowid, score, text]) => {
+      const snippet = Search.snippet(text, phrases)
+      if (snippet === undefined) return { ...this.hit(query, rowid), score: -score }
+      const [session, entry_id, role, timestamp] = this.st.searchRow.get(rowid) as [
+        string,
+        string,
+        string,
+        string | null
+      ]
+      return { session, entry_id, role, timestamp, snippet, score: -score }
     })
+  }
+
+  private hit(query: string, rowid: number): Omit<SearchRow, "score"> {
+    // a bigint: FTS5 ignores `rowid = ?` bound to a JS number (a REAL) and returns the first match
+    return this.st.searchHit.get(query, BigInt(rowid)) as Omit<SearchRow, "score">
+  }
+
+  /** What `Search.top` reads of this database. */
+  get reader(): Search.Reader {
+    const st = this.st
+    return {
+      averages: () => st.averages.get() as Uint8Array | undefined,
+      candidates: (query, limit) => st.searchCandidates.all(query, limit) as Array<[number, string]>,
+      count: (query, limit) => st.searchCount.get(query, limit) as [number, number | null],
+      share: (rowid) => {
+        const sid = Math.floor(rowid / 2 ** 32)
+        const [newer, all] = st.searchShare.get(sid, rowid - sid * 2 ** 32, sid) as [number, number | null]
+        return all === null || all === 0 ? 0 : newer / all
+      }
+    }
   }
 
   /**
@@ -400,6 +436,9 @@ export class Db {
   }
 }
 
+/** How much of a database file is read through a memory map. */
+const MMAP_BYTES = 1024 * 1024 * 1024
+
 /** A row's key: the session's number in the high 32 bits, its sequence number in the low ones. */
 const KEY = (sid: string, seq: string) => `((${sid} << 32) + ${seq})`
 
@@ -450,6 +489,27 @@ const prepare = (db: Database.Database) => ({
     `SELECT rowid, score FROM (
        SELECT rowid, bm25(messages_fts) AS score FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
      ) ORDER BY score, rowid LIMIT ?`
+  ).raw(true),
+  averages: db.prepare("SELECT block FROM messages_fts_data WHERE id = 1").pluck(),
+  // rowid and text of the last `?` matches in storage order (FTS5 walks its index backwards and
+  // stops there; the texts read from its content table by rowid afterwards)
+  searchCandidates: db.prepare(
+    `WITH hit AS MATERIALIZED (
+       SELECT rowid AS id FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
+     )
+     SELECT hit.id, content.c0 FROM hit CROSS JOIN messages_fts_content AS content ON content.id = hit.id`
+  ).raw(true),
+  searchCount: db.prepare(
+    `SELECT count(*), min(rowid) FROM (
+       SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rowid DESC LIMIT ?
+     )`
+  ).raw(true),
+  searchRow: db.prepare("SELECT c1, c2, c3, c4 FROM messages_fts_content WHERE id = ?").raw(true),
+  // the rows of the sessions after session ? and of its rows from ? on (session ?); the rows of all
+  searchShare: db.prepare(
+    `SELECT (SELECT coalesce(sum(seq), 0) FROM sessions WHERE sid > ?)
+       + coalesce((SELECT max(0, seq - ? + 1) FROM sessions WHERE sid = ?), 0),
+       (SELECT sum(seq) FROM sessions)`
   ).raw(true),
   searchHit: db.prepare(
     `SELECT session, entry_id, role, timestamp, snippet(messages_fts, 0, '[', ']', '…', 12) AS snippet

@@ -12,23 +12,18 @@ import type { CorruptReport } from "../../TranscriptStore.js"
 import type { LineObserver } from "../jsonl/scan.js"
 import { isAssistant } from "../store/rows.js"
 import type { RowRef, Summary, Watermark } from "./format.js"
-import { hash52, KIND_COMPACTION, KIND_MODEL, KIND_OTHER, KIND_THINKING, ROW_BYTES, TAG, top32 } from "./format.js"
+import {
+  hash52,
+  KIND_COMPACTION,
+  KIND_MODEL,
+  KIND_OTHER,
+  KIND_THINKING,
+  ROW_BYTES,
+  TAG,
+  top32,
+  TYPE_CODES
+} from "./format.js"
 import { assemble, contextOf, sameAnswers } from "./view.js"
-
-const ENTRY_TYPES = [
-  "message",
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info",
-  "usage",
-  "context_edit"
-]
-const TYPE_CODES = new Map(ENTRY_TYPES.map((t, i) => [t, i + 1]))
 
 /** The kind of an entry for the bounded open. */
 export const kindOf = (entry: Entry.Entry): number =>

@@ -1,11 +1,11 @@
 /**
- * The sidecar index of a JSONL transcript, `<file>.index` (format version 1; documented in the
+ * The sidecar index of a JSONL transcript, `<file>.index` (format version 2; documented in the
  * README, "Sidecar index"). One binary file, little endian:
  *
  * | bytes | what |
  * | --- | --- |
  * | 8 | magic `BLINDEX\n` |
- * | 4 | format version (1) |
+ * | 4 | format version (2) |
  * | 4 | byte length of the summary |
  * | 4 | row count |
  * | 4 | id count |
@@ -13,22 +13,25 @@
  * | 4 | crc32 of the row table |
  * | 4 | crc32 of the id set |
  * | 4 | byte length of the id filter |
- * | 4 | crc32 of the id filter |
- * | 4 | reserved (0) |
+ * | 4 | crc32 of the id filter (and of the bucket table after it) |
+ * | 4 | bucket count of the id set |
  * | n | the summary: UTF-8 JSON ({@link Summary}), padded with spaces to a multiple of 8 |
  * | 24 × rows | the row table: one record per line of the file ({@link ROW_BYTES}) |
  * | 8 × ids | the id set: sorted 52-bit hashes of every id and written parent id (float64) |
- * | filter | a Bloom filter of the id set ({@link FILTER_PROBES} probes, 20 to 40 bits per id) |
+ * | filter | a Bloom filter of the id set ({@link FILTER_PROBES} probes, {@link FILTER_BITS} bits per id) |
+ * | 8 × (buckets + 1) | the bucket table: per bucket of the id set (by its top bits) the index of its first hash and the crc32 of its hashes |
+ * | log | update records appended by writers after their own appends (`log.ts`) |
  *
- * A resume reads the first 48 bytes and the summary only; new rows caught up (or an id minted)
- * are checked against the id filter, and only an id the filter may hold against the id set; the
- * row table is written for tools and later uses, never needed.
+ * A resume reads the first 48 bytes and the summary (and the update log after the base); new rows
+ * caught up (or an id minted) are checked against the id filter, and only an id the filter may
+ * hold against its one bucket of the id set (a read of a few hundred bytes); the row table is
+ * written for tools and later uses, never needed.
  */
 import { crc32 } from "node:zlib"
 import type { CorruptReport } from "../../TranscriptStore.js"
 
 /** The format version this code writes and reads. */
-export const VERSION = 1
+export const VERSION = 2
 
 const MAGIC = new TextEncoder().encode("BLINDEX\n")
 
@@ -36,10 +39,38 @@ const MAGIC = new TextEncoder().encode("BLINDEX\n")
 export const HEAD_BYTES = 48
 
 /** Probes of the id filter per id. */
-export const FILTER_PROBES = 16
+export const FILTER_PROBES = 5
+
+/** Bits of the id filter per id (about 2% false "maybe"s, each checked against one bucket of the id set). */
+export const FILTER_BITS = 8
+
+/** Hashes per bucket of the id set, about (a power of two of buckets). */
+export const BUCKET_HASHES = 256
 
 /** Bytes of one record of the row table. */
 export const ROW_BYTES = 24
+
+/**
+ * The entry types by their code in the row table (code = position + 1; 255: another type). A
+ * list of the format's own, not session-core's: an index written today must read the same when
+ * session-core's list grows or moves, so a new type only ever goes at the end.
+ */
+export const ENTRY_TYPES: ReadonlyArray<string> = [
+  "message",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+  "usage",
+  "context_edit"
+]
+
+/** The code of each of {@link ENTRY_TYPES} in the row table. */
+export const TYPE_CODES: ReadonlyMap<string, number> = new Map(ENTRY_TYPES.map((type, i) => [type, i + 1]))
 
 /** A row the bounded open reads: its line number, byte offset and length (no newline), id and kind. */
 export interface RowRef {
@@ -116,6 +147,11 @@ export interface Head {
   readonly filterAt: number
   readonly filterBytes: number
   readonly crcFilter: number
+  readonly bucketCount: number
+  /** Where the bucket table starts (right after the filter). */
+  readonly bucketsAt: number
+  /** Where the base ends (the update log starts). */
+  readonly baseEnd: number
 }
 
 const pad8 = (n: number) => (n + 7) & ~7
@@ -126,7 +162,10 @@ export const encode = (summary: Summary, rows: Uint8Array, ids: Float64Array): A
   const summaryBytes = pad8(json.length)
   const idBytes = new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength)
   const filter = filterOf(ids)
-  const filterBytes = new Uint8Array(filter.buffer, filter.byteOffset, filter.byteLength)
+  const buckets = bucketsOf(ids)
+  const filterBytes = new Uint8Array(filter.byteLength + buckets.byteLength)
+  filterBytes.set(new Uint8Array(filter.buffer, filter.byteOffset, filter.byteLength), 0)
+  filterBytes.set(new Uint8Array(buckets.buffer, buckets.byteOffset, buckets.byteLength), filter.byteLength)
   const head = new Uint8Array(HEAD_BYTES + summaryBytes)
   const view = new DataView(head.buffer)
   head.set(MAGIC, 0)
@@ -139,8 +178,9 @@ export const encode = (summary: Summary, rows: Uint8Array, ids: Float64Array): A
   view.setUint32(24, crc32(head.subarray(HEAD_BYTES)), true)
   view.setUint32(28, crc32(rows), true)
   view.setUint32(32, crc32(idBytes), true)
-  view.setUint32(36, filterBytes.length, true)
+  view.setUint32(36, filter.byteLength, true)
   view.setUint32(40, crc32(filterBytes), true)
+  view.setUint32(44, buckets.length / 2 - 1, true)
   return [head, rows, idBytes, filterBytes]
 }
 
@@ -152,6 +192,15 @@ export const summaryLength = (head: Uint8Array): number | undefined => {
   if (view.getUint32(8, true) !== VERSION) return undefined
   const length = view.getUint32(12, true)
   return length % 8 === 0 ? length : undefined
+}
+
+/** Where the base of an index ends (its update log starts), from its first {@link HEAD_BYTES} bytes. */
+export const baseEndOf = (head: Uint8Array): number | undefined => {
+  const length = summaryLength(head)
+  if (length === undefined) return undefined
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength)
+  return HEAD_BYTES + length + view.getUint32(16, true) * ROW_BYTES + view.getUint32(20, true) * 8 +
+    view.getUint32(36, true) + (view.getUint32(44, true) + 1) * 8
 }
 
 /** Decodes the head and the summary (`undefined` for anything damaged: a wrong checksum, bad JSON, a wrong shape). */
@@ -170,7 +219,11 @@ export const decodeHead = (head: Uint8Array, summaryBytes: Uint8Array): Head | u
   const rowCount = view.getUint32(16, true)
   const idCount = view.getUint32(20, true)
   const filterBytes = view.getUint32(36, true)
-  if (filterBytes === 0 || (filterBytes & (filterBytes - 1)) !== 0) return undefined
+  const bucketCount = view.getUint32(44, true)
+  if (filterBytes === 0 || filterBytes % 4 !== 0 || bucketCount === 0 || (bucketCount & (bucketCount - 1)) !== 0) {
+    return undefined
+  }
+  const filterAt = HEAD_BYTES + length + rowCount * ROW_BYTES + idCount * 8
   return {
     summary,
     rowCount,
@@ -179,9 +232,12 @@ export const decodeHead = (head: Uint8Array, summaryBytes: Uint8Array): Head | u
     idsAt: HEAD_BYTES + length + rowCount * ROW_BYTES,
     crcRows: view.getUint32(28, true),
     crcIds: view.getUint32(32, true),
-    filterAt: HEAD_BYTES + length + rowCount * ROW_BYTES + idCount * 8,
+    filterAt,
     filterBytes,
-    crcFilter: view.getUint32(40, true)
+    crcFilter: view.getUint32(40, true),
+    bucketCount,
+    bucketsAt: filterAt + filterBytes,
+    baseEnd: filterAt + filterBytes + (bucketCount + 1) * 8
   }
 }
 
@@ -194,31 +250,67 @@ export const decodeIds = (head: Head, bytes: Uint8Array): Float64Array | undefin
   return copy
 }
 
-/** The id filter from its bytes (`undefined` when its checksum is wrong). */
-export const decodeFilter = (head: Head, bytes: Uint8Array): Uint32Array | undefined => {
-  if (bytes.length !== head.filterBytes || crc32(bytes) !== head.crcFilter) return undefined
-  if (bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4)
-  const copy = new Uint32Array(bytes.length / 4)
-  new Uint8Array(copy.buffer).set(bytes)
-  return copy
+/** The id filter and the bucket table from their bytes (read together; `undefined` when their checksum is wrong). */
+export const decodeFilter = (
+  head: Head,
+  bytes: Uint8Array
+): { readonly filter: Uint32Array; readonly buckets: Uint32Array } | undefined => {
+  const total = head.filterBytes + (head.bucketCount + 1) * 8
+  if (bytes.length !== total || crc32(bytes) !== head.crcFilter) return undefined
+  let words: Uint32Array
+  if (bytes.byteOffset % 4 === 0) words = new Uint32Array(bytes.buffer, bytes.byteOffset, total / 4)
+  else {
+    words = new Uint32Array(total / 4)
+    new Uint8Array(words.buffer).set(bytes)
+  }
+  return { filter: words.subarray(0, head.filterBytes / 4), buckets: words.subarray(head.filterBytes / 4) }
 }
 
-/** The Bloom filter of an id set: a power of two of bits, 20 to 40 per id (at least 2^16): under 3e-5 false "maybe"s. */
+/** The bucket of a hash among `count` (a power of two): its top bits. */
+export const bucketOf = (h: number, count: number): number => Math.floor(h / (0x10000000000000 / count))
+
+/**
+ * The bucket table of a sorted id set: for each bucket (and one past the last) the index of its
+ * first hash and the crc32 of its hashes' bytes.
+ */
+export const bucketsOf = (ids: Float64Array): Uint32Array => {
+  let count = 1
+  while (count * BUCKET_HASHES < ids.length) count *= 2
+  const table = new Uint32Array((count + 1) * 2)
+  const bytes = new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength)
+  let i = 0
+  for (let b = 0; b <= count; b++) {
+    const start = i
+    while (i < ids.length && bucketOf(ids[i]!, count) === b) i++
+    table[b * 2] = start
+    table[b * 2 + 1] = b === count ? 0 : crc32(bytes.subarray(start * 8, i * 8))
+  }
+  return table
+}
+
+/** `true` when a bucket's bytes (of hashes sorted) hold `h`: `undefined` when they do not match their crc32. */
+export const bucketHas = (bytes: Uint8Array, crc: number, h: number): boolean | undefined => {
+  if (bytes.length % 8 !== 0 || crc32(bytes) !== crc) return undefined
+  const copy = new Float64Array(bytes.length / 8)
+  new Uint8Array(copy.buffer).set(bytes)
+  return hasHash(copy, h)
+}
+
+/** The Bloom filter of an id set: {@link FILTER_BITS} bits per id (at least 2^16 bits): about 2% false "maybe"s. */
 export const filterOf = (ids: Float64Array): Uint32Array => {
-  let bits = 1 << 16
-  while (bits < ids.length * 20) bits *= 2
-  const filter = new Uint32Array(bits / 32)
+  const words = Math.max(2048, Math.ceil((ids.length * FILTER_BITS) / 32))
+  const filter = new Uint32Array(words)
   for (let i = 0; i < ids.length; i++) probe(filter, ids[i]!, true)
   return filter
 }
 
 /** Sets (with `set`) or tests the bits of a hash in a filter; `false` only for a hash never set. */
 export const probe = (filter: Uint32Array, h: number, set = false): boolean => {
-  const mask = filter.length * 32 - 1
+  const bits = filter.length * 32
   const a = Math.floor(h / 0x100000) >>> 0
   const b = (Math.imul(h % 0x100000, 0x9e3779b1) | 1) >>> 0
   for (let i = 0; i < FILTER_PROBES; i++) {
-    const bit = ((a + Math.imul(i, b)) >>> 0) & mask
+    const bit = ((a + Math.imul(i, b)) >>> 0) % bits
     const word = bit >>> 5
     const m = 1 << (bit & 31)
     if (set) filter[word] = filter[word]! | m
@@ -231,14 +323,15 @@ export const probe = (filter: Uint32Array, h: number, set = false): boolean => {
 export const decodeRows = (head: Head, bytes: Uint8Array): Uint8Array | undefined =>
   bytes.length === head.rowCount * ROW_BYTES && crc32(bytes) === head.crcRows ? bytes : undefined
 
-const isRowRef = (u: unknown): u is RowRef => {
+/** `true` for a well-formed {@link RowRef}. */
+export const isRowRef = (u: unknown): u is RowRef => {
   const r = u as RowRef
   return typeof r === "object" && r !== null && Number.isSafeInteger(r.line) && Number.isSafeInteger(r.offset) &&
     Number.isSafeInteger(r.length) && r.length >= 0 && r.offset >= 0 && typeof r.id === "string" &&
     Number.isInteger(r.kind)
 }
 
-/** `true` when a decoded value has the shape of a {@link Summary}. */
+/** `true` for a well-formed {@link Summary}. */
 export const isSummary = (u: unknown): u is Summary => {
   const s = u as Summary
   if (typeof s !== "object" || s === null || typeof s.watermark !== "object" || s.watermark === null) return false

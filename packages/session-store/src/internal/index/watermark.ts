@@ -60,6 +60,27 @@ export const of = (env: Env, path: string, snapshot: FileSnapshot.Snapshot) =>
     return w
   })
 
+/**
+ * The watermark of a snapshot of the same file as `previous` (same device and inode) that covers
+ * at least its first {@link HEAD_WINDOW} bytes: the head window of an appended file is the one
+ * `previous` hashed (no read); `undefined` otherwise.
+ */
+export const following = (snapshot: FileSnapshot.Snapshot, previous: Watermark): Watermark | undefined =>
+  previous.headLength === HEAD_WINDOW && String(snapshot.dev) === previous.dev &&
+    String(snapshot.ino) === previous.ino &&
+    snapshot.size >= previous.size
+    ? {
+      size: snapshot.size,
+      dev: previous.dev,
+      ino: previous.ino,
+      mtimeNs: String(snapshot.mtimeNs),
+      tailHash: snapshot.tailHash,
+      tailLength: snapshot.tailLength,
+      headHash: previous.headHash,
+      headLength: previous.headLength
+    }
+    : undefined
+
 /** The watermark of `path` as of `end`, captured now. */
 export const capture = (env: Env, path: string, end: number) =>
   Effect.flatMap(

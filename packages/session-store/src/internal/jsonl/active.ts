@@ -13,11 +13,13 @@ import * as OversizedLine from "../../OversizedLine.js"
 import * as SessionFiles from "../../SessionFiles.js"
 import type { ActiveLoaded, ActiveOptions, ActiveResult, Loaded, StoreFailure } from "../../TranscriptStore.js"
 import { emptyReport } from "../../TranscriptStore.js"
-import type { Tables } from "../index/build.js"
 import { recorder, summarize } from "../index/build.js"
 import { catchUp } from "../index/catchup.js"
+import * as Follower from "../index/follower.js"
 import * as Format from "../index/format.js"
 import type { Head, RowRef, Summary } from "../index/format.js"
+import { idsOf, lazyIds, mergeIds } from "../index/ids.js"
+import * as Log from "../index/log.js"
 import { assemble } from "../index/view.js"
 import * as Watermark from "../index/watermark.js"
 import { JsonlCursor, toCursor } from "./cursor.js"
@@ -25,8 +27,17 @@ import type { Env } from "./env.js"
 import { direct, isEmpty, load, nothing, reload } from "./load.js"
 import { scanFile } from "./scan.js"
 
-/** Caught-up bytes kept in memory only: past this, a catch-up rewrites the index. */
+/** Caught-up bytes (and bytes of update log) past which a writable resume rewrites the index whole. */
 export const REWRITE_AFTER_BYTES = 1024 * 1024
+
+/** Bytes of update log past which a writable resume folds it into a new base. */
+export const LOG_REWRITE_BYTES = 512 * 1024
+
+/** The most update log a reader reads. */
+export const MAX_LOG_BYTES = 8 * 1024 * 1024
+
+/** The most update log a writer appends to (past it, it leaves the index to the next writable resume, which rewrites it). */
+export const MAX_WRITER_LOG_BYTES = 1024 * 1024
 
 /** Indexes of at most this many rows are rewritten after every catch-up. */
 export const REWRITE_SMALL_ROWS = 65536
@@ -38,15 +49,46 @@ const full = (loaded: Loaded): ActiveResult => ({ _tag: "Full", loaded })
 /** Whether this open may write the index (default: unless read-only). */
 const writes = (options: ActiveOptions): boolean => options.writeIndex ?? options.readOnly !== true
 
-/** The head and summary of an index (`undefined`: missing, unreadable or damaged). */
+/** Bytes of the update log read at first (more when it is longer). */
+const LOG_FIRST_READ = 16 * 1024
+
+/** The head, summary and update log of an index (`undefined`: missing, unreadable or damaged). */
 const readHead = (env: Env, index: string) =>
   Effect.gen(function*() {
-    const [head] = yield* env.files.readRanges(index, [[0, Format.HEAD_BYTES]])
-    const length = Format.summaryLength(head!)
+    const [first] = yield* env.files.readRanges(index, [[0, Format.HEAD_BYTES]])
+    const length = Format.summaryLength(first!)
     if (length === undefined) return undefined
-    const [summary] = yield* env.files.readRanges(index, [[Format.HEAD_BYTES, length]])
-    return Format.decodeHead(head!, summary!)
+    // the head says where the base ends: the summary and the start of the log in one open
+    const baseEnd = Format.baseEndOf(first!)
+    const [summary, start] = yield* env.files.readRanges(index, [
+      [Format.HEAD_BYTES, length],
+      ...(baseEnd === undefined ? [] : [[baseEnd, LOG_FIRST_READ] as const])
+    ])
+    const head = Format.decodeHead(first!, summary!)
+    if (head === undefined) return undefined
+    let log = start ?? new Uint8Array(0)
+    while (log.length > 0 && log.length % LOG_FIRST_READ === 0 && log.length < MAX_LOG_BYTES) {
+      const [more] = yield* env.files.readRanges(index, [[head.baseEnd + log.length, log.length]])
+      if (more!.length === 0) break
+      const next = new Uint8Array(log.length + more!.length)
+      next.set(log, 0)
+      next.set(more!, log.length)
+      log = next
+    }
+    return { head, log }
   }).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+
+/** The base summary with the log's records applied in order (each one that follows on), their ids and rows. */
+const applyLog = (head: Head, bytes: Uint8Array) => {
+  const { applied, summary } = Log.applyAll(head.summary, Log.decode(bytes))
+  const ids: Array<number> = []
+  const rows: Array<Uint8Array> = []
+  for (const { record, rows: table } of applied) {
+    for (const h of record.ids) ids.push(h)
+    rows.push(table)
+  }
+  return { summary, ids, rows, bytes: bytes.length }
+}
 
 /** One full pass that folds the file and (unless told not to, or the file is torn) writes its index. */
 const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
@@ -76,68 +118,51 @@ const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
       hasAssistant: scan.hasAssistant,
       corrupt: scan.corrupt
     })
-    yield* env.files.writeSideFile(index, Format.encode(summary, tables.rowBytes(), tables.idSet())).pipe(
-      Effect.ignore
+    const wrote = yield* env.files.writeSideFile(index, Format.encode(summary, tables.rowBytes(), tables.idSet())).pipe(
+      Effect.as(true),
+      Effect.orElseSucceed(() => false)
     )
-    return full(loaded)
+    if (!wrote || options.readOnly === true || !summary.bounded) return full(loaded)
+    const index_ = Follower.make({
+      env,
+      path,
+      index,
+      written: summary,
+      current: summary,
+      ids: [],
+      rows: [],
+      logBytes: 0,
+      maxLogBytes: MAX_WRITER_LOG_BYTES
+    })
+    return { _tag: "Full", loaded, index: index_ } satisfies ActiveResult
   })
 
-/**
- * Whether the indexed session may hold an id (by its 52-bit hash): the id filter first, then, for
- * a hash it may hold, the id set; each read once on demand. Anything unreadable or damaged: "maybe".
- */
-const lazyIds = (env: Env, index: string, head: Head) => {
-  let ids: Float64Array | undefined | null = null
-  let filter: Uint32Array | undefined | null = null
-  const section = <A>(at: number, length: number, decode: (bytes: Uint8Array) => A | undefined) =>
-    Effect.runSync(
-      env.files.readRanges(index, [[at, length]]).pipe(
-        Effect.map((chunks) => decode(chunks[0]!)),
-        Effect.catchAll(() => Effect.succeed(undefined))
-      )
-    )
-  const set = (): Float64Array | undefined => {
-    if (ids === null) ids = section(head.idsAt, head.idCount * 8, (bytes) => Format.decodeIds(head, bytes))
-    return ids
-  }
-  return {
-    set,
-    mayHave: (h: number): boolean => {
-      if (filter === null) {
-        filter = section(head.filterAt, head.filterBytes, (bytes) => Format.decodeFilter(head, bytes))
-      }
-      if (filter !== undefined && !Format.probe(filter, h)) return false
-      const all = set()
-      return all === undefined || Format.hasHash(all, h)
-    }
-  }
-}
-
-/** Merges two sorted id sets. */
-const mergeIds = (a: Float64Array, b: Float64Array): Float64Array => {
-  const out = new Float64Array(a.length + b.length)
-  let i = 0
-  let j = 0
-  let n = 0
-  while (i < a.length || j < b.length) {
-    const v = j >= b.length || (i < a.length && a[i]! <= b[j]!) ? a[i++]! : b[j++]!
-    if (n === 0 || out[n - 1] !== v) out[n++] = v
-  }
-  return out.slice(0, n)
-}
-
-/** Rewrites the index after a catch-up: the old rows and ids with the new ones, the new summary. */
-const rewrite = (env: Env, index: string, head: Head, ids: Float64Array, summary: Summary, tables: Tables) =>
+/** Rewrites the index whole: the base's rows and ids with those of the log and of the catch-up, the new summary. */
+const rewrite = (
+  env: Env,
+  index: string,
+  head: Head,
+  ids: Float64Array,
+  summary: Summary,
+  added: { readonly ids: ReadonlyArray<number>; readonly rows: ReadonlyArray<Uint8Array> }
+) =>
   Effect.gen(function*() {
     const [rows] = yield* env.files.readRanges(index, [[head.rowsAt, head.rowCount * Format.ROW_BYTES]])
     const old = Format.decodeRows(head, rows!)
     if (old === undefined) return
-    const added = tables.rowBytes()
-    const all = new Uint8Array(old.length + added.length)
+    let size = old.length
+    for (const r of added.rows) size += r.length
+    const all = new Uint8Array(size)
     all.set(old, 0)
-    all.set(added, old.length)
-    yield* env.files.writeSideFile(index, Format.encode(summary, all, mergeIds(ids, tables.idSet())))
-  }).pipe(Effect.ignore)
+    let at = old.length
+    for (const r of added.rows) {
+      all.set(r, at)
+      at += r.length
+    }
+    const more = Float64Array.from(added.ids).sort()
+    yield* env.files.writeSideFile(index, Format.encode(summary, all, mergeIds(ids, more)))
+    return true
+  }).pipe(Effect.orElseSucceed(() => false))
 
 /** Reads rows by offset, each with the byte before it and its newline (near rows in one read). */
 const readRows = (env: Env, path: string, refs: ReadonlyArray<RowRef>) =>
@@ -174,38 +199,89 @@ export const loadActive = (
 ): Effect.Effect<ActiveResult, StoreFailure> =>
   Effect.gen(function*() {
     const index = SessionFiles.indexName(env.keyOf(path))
-    const head = yield* readHead(env, index)
-    if (head === undefined) return yield* build(env, path, index, options)
-    let summary = head.summary
+    const read = yield* readHead(env, index)
+    if (read === undefined) return yield* build(env, path, index, options)
+    const head = read.head
+    const log = applyLog(head, read.log)
+    let summary = log.summary
     const change = yield* Watermark.check(env, path, summary.watermark)
     if (change._tag === "Missing") return full(nothing())
     if (change._tag === "Replaced") return yield* build(env, path, index, options)
-    const ids = lazyIds(env, index, head)
+    const ids = lazyIds(env, index, head, log.ids)
     let snapshot = Watermark.toSnapshot(env.files.resolve(path), summary.watermark)
     let batch: Set<number> | undefined
     let bytesRead = 0
     // the rows caught up in this open, by line: not read a second time
     const fresh = new Map<number, Line.ParsedLine>()
+    // what the index on disk holds (base and log), and what this open knows beyond it
+    let written = summary
+    let logBytes = log.bytes
+    const extra = { ids: [] as Array<number>, rows: [] as Array<Uint8Array> }
     if (change._tag === "Appended") {
       const tail = yield* env.files.readFrom(path, summary.watermark.size, { firstLine: summary.lineCount + 1 })
       bytesRead += tail.bytesRead
       const parsed = tail.lines.map((l) => OversizedLine.parse(l, path, env.files))
+      ids.prefetch(idsOf(parsed).map(Format.hash52))
       const caught = catchUp(summary, tail.lines, parsed, (id) => ids.mayHave(Format.hash52(id)))
       if (caught === undefined) return yield* build(env, path, index, options)
       for (const p of parsed) fresh.set(p.line, p)
       const after = yield* env.snapshots.capture(path, { upTo: tail.endOffset })
       if (Option.isNone(after) || after.value.size !== tail.endOffset) return yield* build(env, path, index, options)
       snapshot = after.value
-      const wm = yield* Watermark.of(env, path, snapshot)
+      // the head window of an appended file is the one the index hashed (same inode): no read
+      const wm = Watermark.following(snapshot, summary.watermark) ?? (yield* Watermark.of(env, path, snapshot))
       if (wm === undefined) return yield* build(env, path, index, options)
       summary = { ...caught.summary, watermark: wm }
-      batch = new Set(caught.tables.ids.subarray(0, caught.tables.idCount))
-      if (
-        writes(options) &&
-        (tail.endOffset - head.summary.watermark.size > REWRITE_AFTER_BYTES || head.rowCount <= REWRITE_SMALL_ROWS)
-      ) {
-        const set = ids.set()
-        if (set !== undefined) yield* rewrite(env, index, head, set, summary, caught.tables)
+      const caughtIds = caught.tables.ids.subarray(0, caught.tables.idCount)
+      batch = new Set(caughtIds)
+      extra.ids = Array.from(caughtIds)
+      extra.rows = [caught.tables.rowBytes()]
+      if (writes(options)) {
+        const caughtBytes = tail.endOffset - written.watermark.size
+        if (
+          caughtBytes > REWRITE_AFTER_BYTES || head.rowCount <= REWRITE_SMALL_ROWS ||
+          logBytes + caughtBytes > LOG_REWRITE_BYTES
+        ) {
+          // whole: the base, the log and the catch-up in one new base
+          const set = ids.set()
+          const rewritten = set !== undefined && (yield* rewrite(env, index, head, set, summary, {
+            ids: [...log.ids, ...extra.ids],
+            rows: [...log.rows, ...extra.rows]
+          }))
+          if (rewritten) {
+            written = summary
+            logBytes = 0
+            extra.ids = []
+            extra.rows = []
+          }
+        } else {
+          // only the appended part: one record on the index's log
+          const line = Log.encode(Log.diff(written, summary, extra.ids, caught.tables.rowBytes()))
+          const ok = yield* env.files.append(index, [line], { create: false }).pipe(
+            Effect.as(true),
+            Effect.orElseSucceed(() => false)
+          )
+          if (ok) {
+            written = summary
+            logBytes += Buffer.byteLength(line) + 1
+            extra.ids = []
+            extra.rows = []
+          }
+        }
+      }
+    }
+    if (writes(options) && logBytes > LOG_REWRITE_BYTES && summary.bounded) {
+      // a long log (writers' records): folded into a new base, so that resumes read a short one
+      const set = ids.set()
+      const rewritten = set !== undefined && (yield* rewrite(env, index, head, set, summary, {
+        ids: [...log.ids, ...extra.ids],
+        rows: [...log.rows, ...extra.rows]
+      }))
+      if (rewritten) {
+        written = summary
+        logBytes = 0
+        extra.ids = []
+        extra.rows = []
       }
     }
     if (!summary.bounded) return full(yield* load(env, path, { ...options, cache: false }))
@@ -256,7 +332,20 @@ export const loadActive = (
         const h = Format.hash52(id)
         return known?.has(h) === true || ids.mayHave(h)
       },
-      loadRest: reload(env, path, options.cwd)
+      loadRest: reload(env, path, options.cwd),
+      ...(options.readOnly === true || !writes(options) ? {} : {
+        index: Follower.make({
+          env,
+          path,
+          index,
+          written,
+          current: summary,
+          ids: extra.ids,
+          rows: extra.rows,
+          logBytes,
+          maxLogBytes: MAX_WRITER_LOG_BYTES
+        })
+      })
     }
     return active
   })

@@ -9,7 +9,7 @@ import { SessionState } from "@branchlog/session-core"
 import * as IdSource from "../../IdSource.js"
 import type { Options as SessionManagerOptions } from "../../SessionManager.js"
 import * as SessionRef from "../../SessionRef.js"
-import type { Cursor, Held, LoadReport, Position, TranscriptStoreShape } from "../../TranscriptStore.js"
+import type { Cursor, Held, IndexFollower, LoadReport, Position, TranscriptStoreShape } from "../../TranscriptStore.js"
 import { emptyReport } from "../../TranscriptStore.js"
 import { isAssistant, rowId } from "../store/rows.js"
 import type { Bounded } from "./resume.js"
@@ -70,6 +70,8 @@ export interface Core {
   held: Held | undefined
   /** Set while the state holds only the active path of a bounded open (`resume`). */
   bounded: Bounded | undefined
+  /** The store's index of the session this manager keeps current after its writes (set by `resume`). */
+  index: IndexFollower | undefined
 }
 
 /** A fresh record. */
@@ -98,7 +100,8 @@ export const makeCore = (services: Services, options: ManagerOptions, init: {
   report: emptyReport,
   lockDepth: 0,
   held: undefined,
-  bounded: undefined
+  bounded: undefined,
+  index: undefined
 })
 
 /** A fresh 8-hex entry id, unique in the state and in `extra`. */

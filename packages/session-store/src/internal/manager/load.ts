@@ -26,6 +26,7 @@ export const startNew = (core: Core, rows: ReadonlyArray<OwnRow>, ref: SessionRe
   core.ref = ref
   core.state = SessionState.empty()
   core.bounded = undefined
+  core.index = undefined
   core.pending = []
   core.onDisk = false
   core.cursor = undefined
@@ -59,6 +60,7 @@ export const replaceHeader = (core: Core, header: Entry.SessionHeader): void => 
 export const adopt = (core: Core, loaded: Loaded): void => {
   core.state = loaded.state
   core.bounded = undefined
+  core.index = undefined
   core.cursor = loaded.cursor
   core.end = loaded.end
   core.tailId = loaded.tailId
@@ -96,7 +98,10 @@ export const openInto = (
 export const adoptKeepingLeaf = (core: Core, loaded: Loaded): void => {
   const savedLeaf = core.state.leafId
   const pending = core.pending
+  // the same session: an index it keeps current stays (it stops by itself if the file moved on or was replaced)
+  const index = core.index
   adopt(core, loaded)
+  core.index = index
   let position = core.end
   for (const p of pending) {
     if (p.row._tag === "Header") continue

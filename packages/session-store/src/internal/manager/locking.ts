@@ -24,9 +24,16 @@ export const locked = <A, E>(
   f: (held: Held) => Effect.Effect<A, E>
 ): Effect.Effect<A, E | StoreFailure> => {
   const held = heldNow(core)
-  return held !== undefined
-    ? f(held)
-    : core.services.store.exclusive(core.ref!, f, core.options.lock === undefined ? {} : { lock: core.options.lock })
+  if (held !== undefined) return f(held)
+  // a manager keeping the session's index current writes it before letting go
+  const index = core.index
+  return core.services.store.exclusive(
+    core.ref!,
+    index === undefined
+      ? f
+      : (h) => Effect.ensuring(f(h), Effect.suspend(() => core.index?.write(core.cursor) ?? Effect.void)),
+    core.options.lock === undefined ? {} : { lock: core.options.lock }
+  )
 }
 
 /** Holds the session across `effect`: this manager's writes inside it skip re-checks of their own tail. */
@@ -48,10 +55,14 @@ export const withWriteLock = <A, E, R>(
           }),
           () => effect,
           (outer) =>
-            Effect.sync(() => {
-              core.lockDepth -= 1
-              core.held = outer
-            })
+            Effect.zipRight(
+              // a manager keeping the session's index current writes it when its hold ends
+              Effect.suspend(() => core.index?.write(core.cursor) ?? Effect.void),
+              Effect.sync(() => {
+                core.lockDepth -= 1
+                core.held = outer
+              })
+            )
         ),
       core.options.lock === undefined ? {} : { lock: core.options.lock }
     )

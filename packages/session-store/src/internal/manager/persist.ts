@@ -51,12 +51,21 @@ const writeNow = (
   const write: Effect.Effect<Appended, WriteError> = core.onDisk && core.cursor !== undefined
     ? held.append(core.cursor, texts, writeOptions(core))
     : held.create(texts, writeOptions(core))
-  return Effect.uninterruptible(Effect.map(write, (result) => record(core, rows, result)))
+  return Effect.uninterruptible(Effect.map(write, (result) => record(core, rows, result, texts)))
 }
 
 /** Applies `rows` where the write of the pending rows and `rows` put them; gives every row written. */
-const record = (core: Core, rows: ReadonlyArray<OwnRow>, result: Appended): ReadonlyArray<OwnRow> => {
+const record = (
+  core: Core,
+  rows: ReadonlyArray<OwnRow>,
+  result: Appended,
+  texts?: ReadonlyArray<string>
+): ReadonlyArray<OwnRow> => {
   const pendingCount = core.pending.length
+  // a manager keeping the session's index current notes where its rows landed (written when the hold ends)
+  if (core.index !== undefined) {
+    core.index.appended(texts ?? [...core.pending.map((p) => p.text), ...rows.map(textOf)], result.positions)
+  }
   for (let i = 0; i < rows.length; i++) applyOwn(core, rows[i]!, result.positions[pendingCount + i]!)
   const flushed = pendingCount === 0 ? rows : [...core.pending.map((p) => p.row), ...rows]
   core.pending = []
@@ -94,10 +103,11 @@ const appendVouched = (
   const notified = () =>
     Option.isNone(observer) ? Effect.succeed(rows) : Effect.as(notifyTo(observer.value, core, entriesOf(rows)), rows)
   // the store's synchronous path (files: one write through the held descriptor), when it has one
-  const now = held.unsafeAppendVouched?.(core.cursor!, rows.map(textOf), writeOptions(core))
+  const texts = rows.map(textOf)
+  const now = held.unsafeAppendVouched?.(core.cursor!, texts, writeOptions(core))
   if (now === undefined) return Effect.flatMap(writeOut(core, held, rows), notified)
   if (Either.isLeft(now)) return Effect.fail(now.left)
-  record(core, rows, now.right)
+  record(core, rows, now.right, texts)
   return notified()
 }
 
@@ -151,14 +161,19 @@ const appendLocked = (
   const store = core.services.store
   if (store.unsafeAppendLocked === undefined || core.options.durability === "fsync") return undefined
   let rows: ReadonlyArray<OwnRow> = []
+  let texts: ReadonlyArray<string> = []
   const now = store.unsafeAppendLocked(fiber, core.ref!, core.cursor!, () => {
     rows = build(Context.get(fiber.currentDefaultServices, Clock.Clock).unsafeCurrentTimeMillis())
-    return rows.map(textOf)
+    texts = rows.map(textOf)
+    return texts
   }, { durability: "none", lock: core.options.lock })
   if (now === undefined) return undefined
   if (Either.isLeft(now)) return Effect.fail(now.left)
-  record(core, rows, now.right)
-  return rows.length === 0 ? Effect.succeed(rows) : Effect.as(notify(core, entriesOf(rows)), rows)
+  record(core, rows, now.right, texts)
+  const notified = rows.length === 0 ? Effect.succeed(rows) : Effect.as(notify(core, entriesOf(rows)), rows)
+  // a manager keeping the session's index current writes its record right after the one step (the
+  // record pins the bytes it describes: from and to watermarks, the same inode, so no lock is needed)
+  return core.index === undefined ? notified : Effect.zipRight(core.index.write(core.cursor), notified)
 }
 
 /** Applies rows to the state and keeps them pending (positions continue after the pending ones). */

@@ -51,6 +51,7 @@ export const resumeInto = (
         return
       }
       adopt(core, loaded)
+      core.index = options.readOnly ? undefined : result.index
       core.report = loaded.report
       core.recoveredCorruptHeader = loaded.report.recoveredCorruptHeader
       return
@@ -67,6 +68,7 @@ const adoptActive = (core: Core, active: ActiveLoaded): void => {
   core.pending = []
   core.onDisk = true
   core.report = active.report
+  core.index = active.index
   core.bounded = {
     before: active.before,
     fromRoot: !active.state.entries.some((e) => e.type === "compaction"),
