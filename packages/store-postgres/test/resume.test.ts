@@ -8,6 +8,7 @@
  */
 import type { AgentMessage } from "@branchlog/session-core"
 import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
+import { Synthetic } from "@branchlog/session-core/testing"
 import * as IdSource from "@branchlog/session-store/IdSource"
 import * as SessionCopy from "@branchlog/session-store/SessionCopy"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
@@ -206,6 +207,28 @@ describe("postgres bounded open (resume)", () => {
       expect(boundedCount).toBeGreaterThan(75)
     }))
   }, 300_000)
+
+  it(
+    "a large session (20,000 entries: an id filter past its smallest size) resumes bounded, as the full open",
+    async () => {
+      const url = await database()
+      const dir = fs.mkdtempSync(path.join(root, "large-"))
+      await run(Effect.gen(function*() {
+        const file = path.join(dir, "large.jsonl")
+        fs.writeFileSync(file, Synthetic.toText(Synthetic.session({ entries: 20_000, seed: 3 })))
+        const copied = yield* SessionCopy.copy(file, { _tag: "Location", location: url })
+        const ref = SessionRef.format(copied.to)
+        const first = yield* both(ref)
+        expect(first.got).toEqual(first.want)
+        for (let i = 0; i < 2; i++) {
+          const { bounded, got, want } = yield* both(ref)
+          expect(got).toEqual(want)
+          expect(bounded).toBe(true)
+        }
+      }))
+    },
+    300_000
+  )
 
   it("resumes racing with another host's appends: each equals the full fold of the rows it covers", async () => {
     const url = await database()

@@ -8,6 +8,7 @@
  */
 import type { AgentMessage } from "@branchlog/session-core"
 import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
+import { Synthetic } from "@branchlog/session-core/testing"
 import * as IdSource from "@branchlog/session-store/IdSource"
 import * as SessionCopy from "@branchlog/session-store/SessionCopy"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
@@ -204,6 +205,26 @@ describe("sqlite bounded open (resume)", () => {
         }
         // most steps are answered bounded (the summary caught up, not rebuilt)
         expect(boundedCount).toBeGreaterThan(150)
+      }).pipe(Effect.provide(layer)),
+    300_000
+  )
+
+  it.live(
+    "a large session (20,000 entries: an id filter past its smallest size) resumes bounded, as the full open",
+    () =>
+      Effect.gen(function*() {
+        const dir = fs.mkdtempSync(path.join(root, "large-"))
+        const file = path.join(dir, "large.jsonl")
+        fs.writeFileSync(file, Synthetic.toText(Synthetic.session({ entries: 20_000, seed: 3 })))
+        const copied = yield* SessionCopy.copy(file, { _tag: "Location", location: `sqlite:${path.join(dir, "s.db")}` })
+        const ref = SessionRef.format(copied.to)
+        const first = yield* both(ref)
+        expect(first.got).toEqual(first.want)
+        for (let i = 0; i < 2; i++) {
+          const { bounded, got, want } = yield* both(ref)
+          expect(got).toEqual(want)
+          expect(bounded).toBe(true)
+        }
       }).pipe(Effect.provide(layer)),
     300_000
   )

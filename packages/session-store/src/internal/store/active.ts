@@ -164,7 +164,7 @@ export const decode = (json: string, filter: Uint8Array, session: string): Activ
     if (
       value.version !== VERSION || value.session !== session || !Number.isSafeInteger(value.generation) ||
       !Number.isSafeInteger(value.idCount) ||
-      filter.byteLength % 4 !== 0 || bits < 64 || (bits & (bits - 1)) !== 0
+      filter.byteLength % 4 !== 0 || bits < 64
     ) return undefined
     const { generation, idCount, session: _session, version: _version, ...summary } = value
     if (!isSummary(summary)) return undefined
