@@ -14,12 +14,12 @@ import type { Loaded } from "../../TranscriptStore.js"
 import { summarize, Tables } from "../index/build.js"
 import { catchUp } from "../index/catchup.js"
 import type { RowRef, Summary } from "../index/format.js"
-import { filterOf, hash52, isSummary, probe } from "../index/format.js"
+import { hash52, isSummary } from "../index/format.js"
 import type { View } from "../index/view.js"
 import { assemble } from "../index/view.js"
 
-/** The format version of an encoded summary. */
-export const VERSION = 1
+/** The format version of an encoded summary (2: the filter of {@link probe}, {@link BITS_PER_ID} bits an id). */
+export const VERSION = 2
 
 /** A row backend's summary of one generation of a session, as of `summary.lineCount` rows. */
 export interface Active {
@@ -27,7 +27,7 @@ export interface Active {
   readonly session: string
   readonly generation: number
   readonly summary: Summary
-  /** A Bloom filter (`index/format.ts`'s `probe`) of the hashes of every id and written parent id. */
+  /** A Bloom filter (this module's `probe`) of the hashes of every id and written parent id. */
   readonly filter: Uint32Array
   /** How many hashes were added to the filter (an upper bound of the ids it holds). */
   readonly idCount: number
@@ -45,8 +45,41 @@ const NO_WATERMARK = {
   headLength: 0
 }
 
-/** The filter is rebuilt (a full read) once it holds more than one id per this many bits. */
-const MIN_BITS_PER_ID = 10
+/**
+ * Bits of the id filter per id when it is built. A row store has no exact id set behind it (the
+ * JSONL index checks a "maybe" there): a "maybe" for a new row's id makes the catch-up give up
+ * (a full read), so the filter is denser than the index's: 32 bits and {@link PROBES} probes, about
+ * 2 false "maybe"s in a million ids.
+ */
+const BITS_PER_ID = 32
+
+/** Probes of the id filter per id. */
+const PROBES = 10
+
+/** The filter is rebuilt (a full read) once it holds more than one id per this many bits (about 1 in 10,000 then). */
+const MIN_BITS_PER_ID = 20
+
+/** Sets (with `set`) or tests the bits of a 52-bit hash in a filter; `false` only for a hash never set. */
+const probe = (filter: Uint32Array, h: number, set = false): boolean => {
+  const bits = filter.length * 32
+  const a = Math.floor(h / 0x100000) >>> 0
+  const b = (Math.imul(h % 0x100000, 0x9e3779b1) | 1) >>> 0
+  for (let i = 0; i < PROBES; i++) {
+    const bit = ((a + Math.imul(i, b)) >>> 0) % bits
+    const word = bit >>> 5
+    const m = 1 << (bit & 31)
+    if (set) filter[word] = filter[word]! | m
+    else if ((filter[word]! & m) === 0) return false
+  }
+  return true
+}
+
+/** The filter of a set of 52-bit hashes. */
+const filterOf = (ids: Float64Array): Uint32Array => {
+  const filter = new Uint32Array(Math.max(64, Math.ceil((ids.length * BITS_PER_ID) / 32)))
+  for (let i = 0; i < ids.length; i++) probe(filter, ids[i]!, true)
+  return filter
+}
 
 /**
  * The summary of a full load of the rows stored now (not recovered nor migrated in memory): its
