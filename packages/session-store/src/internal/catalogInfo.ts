@@ -80,7 +80,11 @@ export const copyLazy = (info: SessionInfo): Record<string, unknown> | undefined
  * The `SessionInfo` a catalog row holds, built in one literal (the fields in the order a read of
  * the file gives them); a long text is read on demand through `readText(path)` (a getter, memoised).
  */
-export const fromRow = (path: string, row: CatalogIndex.SessionRow, readText: (path: string) => string): SessionInfo => {
+export const fromRow = (
+  path: string,
+  row: CatalogIndex.SessionRow,
+  readText: (path: string) => string
+): SessionInfo => {
   const info: { -readonly [K in keyof SessionInfo]?: SessionInfo[K] } = { path, id: row[6], cwd: row[7] }
   if (row[8] !== null) info.name = row[8]
   if (row[9] !== null) info.parentSessionPath = row[9]

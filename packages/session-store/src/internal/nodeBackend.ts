@@ -12,7 +12,16 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
-import type { AppendHandle, Backend, DirEntry, FileContent, LinkInfo, LockRegistry, StatInfo, WriteHandle } from "./backend.js"
+import type {
+  AppendHandle,
+  Backend,
+  DirEntry,
+  FileContent,
+  LinkInfo,
+  LockRegistry,
+  StatInfo,
+  WriteHandle
+} from "./backend.js"
 import { FileBackend, hasCode, ProcessLocks } from "./backend.js"
 import type { ExitCleanup } from "./nodeLockFiles.js"
 import { createLockFile, makeExitCleanup, removeLockFile } from "./nodeLockFiles.js"
@@ -391,6 +400,9 @@ export const make = (
           // listing of a folder of 10,000 sessions is these stats (see the catalog benchmark)
           const prefix = dir.endsWith(nodePath.sep) ? dir : dir + nodePath.sep
           const out: Array<DirEntry> = []
+          // the device is the folder's for nearly every file: one string, not one per file
+          let dev: bigint | undefined
+          let devText = ""
           for (const dirent of names) {
             if (keep !== undefined && !keep(dirent.name)) continue
             let st: fs.BigIntStats | undefined
@@ -402,6 +414,10 @@ export const make = (
               st = undefined
             }
             const isFile = st?.isFile() ?? false
+            if (st !== undefined && isFile && st.dev !== dev) {
+              dev = st.dev
+              devText = String(dev)
+            }
             out.push(
               st === undefined || !isFile
                 ? {
@@ -418,7 +434,7 @@ export const make = (
                   mtimeMs: Number(st.mtimeNs) / 1e6,
                   size: Number(st.size),
                   mtimeNs: String(st.mtimeNs),
-                  dev: String(st.dev),
+                  dev: devText,
                   ino: String(st.ino)
                 }
             )
