@@ -29,3 +29,8 @@ export declare const idsAsStrings: (value: unknown) => unknown
 export declare const maskPointers: (value: unknown, pointers: ReadonlyArray<string>) => unknown
 /** Both answers of one section made comparable by the fixtures README's rules. */
 export declare const comparable: (fixture: Fixture, section: "context" | "tree" | "info", actual: unknown) => { got: unknown; want: unknown }
+/** `comparable` for the three views at once: `{got, want}` each an object of `context`, `tree` and `info`. */
+export declare const comparableViews: (
+  fixture: Fixture,
+  views: { readonly context: unknown; readonly tree: unknown; readonly info: unknown }
+) => { got: Record<"context" | "tree" | "info", unknown>; want: Record<"context" | "tree" | "info", unknown> }

@@ -101,3 +101,18 @@ export const comparable = (fixture, section, actual) => {
   }
   return { got, want }
 }
+
+/**
+ * `comparable` for the three views at once: `{got, want}` each an object of `context`, `tree`
+ * and `info` (what a test of a store compares in one `expect`).
+ */
+export const comparableViews = (fixture, views) => {
+  const got = {}
+  const want = {}
+  for (const section of ["context", "tree", "info"]) {
+    const pair = comparable(fixture, section, views[section])
+    got[section] = pair.got
+    want[section] = pair.want
+  }
+  return { got, want }
+}

@@ -2,12 +2,14 @@
  * The transcript lock's own cost, beside what the kernel charges for it, measured in one process:
  *
  * - `appendFileSync` of one 300-byte line (the session-store benchmark's baseline);
- * - the lock file's syscalls alone, in plain node:fs (realpath, exclusive create + write + close,
- *   read back + unlink): what no implementation of this lock can go below;
+ * - the lock file's syscalls alone, in plain node:fs (realpath, exclusive create + write, then
+ *   fstat + lstat of the kept descriptor and the path, unlink, close): what no implementation of
+ *   this lock can go below;
  * - `TranscriptLock.withLock(path, Effect.void)`, wall and CPU time (user + system) per lock;
  * - the syscalls of one append that takes the lock, as `SessionManager` makes them (the lock's,
- *   the snapshot check, the append with the stat after it, the lock's release), in plain node:fs:
- *   the floor of "append, each taking the lock";
+ *   the snapshot check by a stat of the path, the append through the kept descriptor with the
+ *   fstat after it, the lock's release): 13 syscalls, in plain node:fs, the floor of "append,
+ *   each taking the lock";
  * - `SessionManager.appendMessage` outside `withWriteLock` (each append takes the lock), wall and
  *   CPU time per append, beside `appendFileSync` of a line of the same size and beside that floor.
  *
@@ -56,26 +58,43 @@ const rawLock = () => {
   fs.realpathSync.native(file)
   const fd = fs.openSync(lockPath, "wx", 0o600)
   fs.writeSync(fd, payload())
+  // the release: the lock path still names the file we keep open, then remove and close it
+  const own = fs.fstatSync(fd, { bigint: true })
+  const there = fs.lstatSync(lockPath, { bigint: true })
+  if (there.ino === own.ino) fs.unlinkSync(lockPath)
   fs.closeSync(fd)
-  fs.readFileSync(lockPath, "utf8")
-  fs.unlinkSync(lockPath)
 }
 
+let kept: number | undefined
 const rawLockedAppend = () => {
-  // the lock: the transcript's real path, the lock file created with its payload
+  // the lock: the transcript's real path, the lock file created with its payload (kept open)
+  fs.realpathSync.native(file)
+  const lock = fs.openSync(lockPath, "wx", 0o600)
+  fs.writeSync(lock, payload())
+  // the snapshot check through the path (the descriptor of the last append kept open), then one
+  // write and the fstat the next snapshot is worked out from
+  kept ??= fs.openSync(file, fs.constants.O_APPEND | fs.constants.O_WRONLY)
+  fs.statSync(file, { bigint: true })
+  fs.writeSync(kept, line)
+  fs.fstatSync(kept, { bigint: true })
+  // the release
+  const own = fs.fstatSync(lock, { bigint: true })
+  const there = fs.lstatSync(lockPath, { bigint: true })
+  if (there.ino === own.ino) fs.unlinkSync(lockPath)
+  fs.closeSync(lock)
+}
+
+/** The same append as the protocol had it before the lock file and the transcript stayed open (17 syscalls). */
+const rawLockedAppendBefore = () => {
   fs.realpathSync.native(file)
   const lock = fs.openSync(lockPath, "wx", 0o600)
   fs.writeSync(lock, payload())
   fs.closeSync(lock)
-  // the snapshot check, then the append: open, fstat (the file as verified: no read-back of its
-  // last byte), one write, the fstat the next snapshot is worked out from
-  fs.statSync(file, { bigint: true })
-  const fd = fs.openSync(file, fs.constants.O_APPEND | fs.constants.O_RDWR)
+  const fd = fs.openSync(file, fs.constants.O_APPEND | fs.constants.O_WRONLY)
   fs.fstatSync(fd, { bigint: true })
   fs.writeSync(fd, line)
   fs.fstatSync(fd, { bigint: true })
   fs.closeSync(fd)
-  // the release: read the lock file back, remove it if it is still ours
   const read = fs.openSync(lockPath, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
   fs.readSync(read, Buffer.allocUnsafe(1024), 0, 1024, 0)
   fs.closeSync(read)
@@ -112,13 +131,18 @@ for (let round = 0; round < 3; round++) {
   const floor = await time(() => {
     for (let i = 0; i < n; i++) rawLockedAppend()
   })
+  const before = await time(() => {
+    for (let i = 0; i < n; i++) rawLockedAppendBefore()
+  })
   const appends = await time(lockedAppends)
   console.log(
     [
       `appendFileSync ${us(bare.wall)}`,
       `lock syscalls alone ${us(raw.wall)} (${(raw.wall / bare.wall).toFixed(1)}×)`,
       `withLock ${us(ours.wall)} (${(ours.wall / bare.wall).toFixed(1)}×; CPU ${us(ours.cpu)} vs ${us(raw.cpu)} raw)`,
-      `syscalls of a locked append ${us(floor.wall)} (${(floor.wall / bare.wall).toFixed(1)}×)`,
+      `syscalls of a locked append ${us(floor.wall)} (${(floor.wall / bare.wall).toFixed(1)}×; the 17 of before ${
+        us(before.wall)
+      }, ${(before.wall / bare.wall).toFixed(1)}×)`,
       `SessionManager append, each taking the lock ${us(appends.wall)} (${(appends.wall / bare.wall).toFixed(1)}×, ${
         (appends.wall / floor.wall).toFixed(2)
       }× the syscalls; CPU ${us(appends.cpu)} vs ${us(floor.cpu)})`

@@ -5,7 +5,7 @@
  * fixture does not write either.
  */
 import { JsonView } from "@branchlog/session-core"
-import { comparable, fixtures } from "@branchlog/tooling/fixtures"
+import { comparableViews, fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -39,15 +39,12 @@ for (const harness of harnesses) {
           for (const cache of [false, true, true]) {
             const sm = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache })
             const state = sm.getState()
-            for (
-              const [section, answer] of [["context", JsonView.context(state)], ["tree", JsonView.tree(state)], [
-                "info",
-                JsonView.info(state)
-              ]] as const
-            ) {
-              const { got, want } = comparable(fixture, section, answer)
-              expect(got, `${fixture.name} ${section}`).toEqual(want)
-            }
+            const views = comparableViews(fixture, {
+              context: JsonView.context(state),
+              tree: JsonView.tree(state),
+              info: JsonView.info(state)
+            })
+            expect(views.got, fixture.name).toEqual(views.want)
           }
           expect(ext.read(file)!.equals(fixture.bytes)).toBe(true)
           expect(ext.list(dir)).toEqual([`${fixture.name}.jsonl`])

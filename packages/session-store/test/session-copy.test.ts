@@ -5,7 +5,7 @@
  * torn; an existing destination and a missing source fail clearly; `copyAll` copies a folder.
  */
 import { JsonView } from "@branchlog/session-core"
-import { comparable, fixtures } from "@branchlog/tooling/fixtures"
+import { comparableViews, fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -60,16 +60,12 @@ describe("SessionCopy (real files)", () => {
         }
         expect(readFileSync(source).equals(fixture.bytes)).toBe(true)
         const state = (yield* SessionManager.open(target, undefined, undefined, { readOnly: true })).getState()
-        for (
-          const [section, answer] of [
-            ["context", JsonView.context(state)],
-            ["tree", JsonView.tree(state)],
-            ["info", JsonView.info(state)]
-          ] as const
-        ) {
-          const { got, want } = comparable(fixture, section, answer)
-          expect(got, `${fixture.name} ${section}`).toEqual(want)
-        }
+        const views = comparableViews(fixture, {
+          context: JsonView.context(state),
+          tree: JsonView.tree(state),
+          info: JsonView.info(state)
+        })
+        expect(views.got, fixture.name).toEqual(views.want)
       })))
   }
 

@@ -12,7 +12,7 @@ import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import * as StoreRouter from "@branchlog/session-store/StoreRouter"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
-import { comparable, fixtures } from "@branchlog/tooling/fixtures"
+import { comparableViews, fixtures } from "@branchlog/tooling/fixtures"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -54,16 +54,12 @@ describe("fixtures copied file → postgres → file", () => {
             Effect.provideService(TranscriptStore, store)
           )
           const state = sm.getState()
-          for (
-            const [section, answer] of [
-              ["context", JsonView.context(state)],
-              ["tree", JsonView.tree(state)],
-              ["info", JsonView.info(state)]
-            ] as const
-          ) {
-            const { got, want } = comparable(fixture, section, answer)
-            expect(got, `${fixture.name} ${section}`).toEqual(want)
-          }
+          const views = comparableViews(fixture, {
+            context: JsonView.context(state),
+            tree: JsonView.tree(state),
+            info: JsonView.info(state)
+          })
+          expect(views.got, fixture.name).toEqual(views.want)
 
           const back = yield* store.load(ref, { readOnly: true, cwd: "/w" })
           const loadedBytes = back.rows().map(Line.serialize).join("\n") +
@@ -116,16 +112,12 @@ describe("fixtures through StoreRouter and SessionCopy (what the CLI's copy runs
               readOnly: true
             })
             const state = sm.getState()
-            for (
-              const [section, answer] of [
-                ["context", JsonView.context(state)],
-                ["tree", JsonView.tree(state)],
-                ["info", JsonView.info(state)]
-              ] as const
-            ) {
-              const { got, want } = comparable(fixture, section, answer)
-              expect(got, `${fixture.name} ${section}`).toEqual(want)
-            }
+            const views = comparableViews(fixture, {
+              context: JsonView.context(state),
+              tree: JsonView.tree(state),
+              info: JsonView.info(state)
+            })
+            expect(views.got, fixture.name).toEqual(views.want)
             const backDir = path.join(dir, `back-${fixture.name}`)
             fs.mkdirSync(backDir)
             const back = yield* SessionCopy.copy(into.right.to, { _tag: "Location", location: backDir }, { cwd: "/w" })

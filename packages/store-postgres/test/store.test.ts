@@ -147,6 +147,48 @@ describe("rows and writes", () => {
     expect(seqs.map((r) => r.seq)).toEqual([1, 2])
   })
 
+  it("an append of more rows than one statement takes (2,500, in chunks) and a small one keep the session row alike", async () => {
+    const url = await database()
+    const chain = (prefix: string, n: number, parent: string | null) =>
+      Array.from(
+        { length: n },
+        (_, i) => message(`${prefix}${i}`, i === 0 ? parent : `${prefix}${i - 1}`, "user", `t${i}`)
+      )
+    const big = chain("b", 2_500, null)
+    const summaries = await withStore((store) =>
+      Effect.gen(function*() {
+        const out: Array<{ rows: number; leaf: string | null; messages: number; cwd: string | undefined }> = []
+        for (const [id, rows] of [["large", big], ["small", chain("s", 3, null)]] as const) {
+          const ref = refIn(url, id)
+          const created = yield* createSession(store, ref, [header(id)])
+          yield* store.exclusive(ref, (held) => held.append(created.cursor, rows))
+          const loaded = yield* store.load(ref, { readOnly: true, cwd: "/w" })
+          const listed = (yield* store.list({ location: url })).find((s) => SessionRef.format(s.ref) === `${url}#${id}`)
+          out.push({
+            rows: loaded.rows().length,
+            leaf: loaded.state.leafId,
+            messages: listed?.messageCount ?? -1,
+            cwd: listed?.cwd
+          })
+        }
+        return out
+      })
+    )
+    expect(summaries).toEqual([
+      { rows: 2_501, leaf: "b2499", messages: 2_500, cwd: "/w" },
+      { rows: 4, leaf: "s2", messages: 3, cwd: "/w" }
+    ])
+    const stored = await withClient(
+      url,
+      async (c) =>
+        (await c.query("SELECT session_id, last_seq, leaf, message_count FROM branchlog_sessions ORDER BY 1")).rows
+    )
+    expect(stored).toEqual([
+      { session_id: "large", last_seq: 2_501, leaf: "b2499", message_count: 2_500 },
+      { session_id: "small", last_seq: 4, leaf: "s2", message_count: 3 }
+    ])
+  })
+
   it("a second create of a session that has rows is a conflict, even with the same rows", async () => {
     const url = await database()
     const ref = refIn(url, "twice")

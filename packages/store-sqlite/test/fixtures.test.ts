@@ -11,7 +11,7 @@ import * as SessionRef from "@branchlog/session-store/SessionRef"
 import * as SessionStore from "@branchlog/session-store/SessionStore"
 import * as StoreRouter from "@branchlog/session-store/StoreRouter"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
-import { comparable, fixtures } from "@branchlog/tooling/fixtures"
+import { comparableViews, fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
@@ -69,16 +69,12 @@ describe("fixtures copied file → sqlite → file", () => {
             const sm = yield* SessionManager.open(refText, undefined, undefined, { readOnly, cache: false })
             expect(sm.loadReport().rewritten).toBe(false)
             const state = sm.getState()
-            for (
-              const [section, answer] of [
-                ["context", JsonView.context(state)],
-                ["tree", JsonView.tree(state)],
-                ["info", JsonView.info(state)]
-              ] as const
-            ) {
-              const { got, want } = comparable(fixture, section, answer)
-              expect(got, `${fixture.name} ${section}`).toEqual(want)
-            }
+            const views = comparableViews(fixture, {
+              context: JsonView.context(state),
+              tree: JsonView.tree(state),
+              info: JsonView.info(state)
+            })
+            expect(views.got, fixture.name).toEqual(views.want)
           }
           const copy = path.join(dir, "copy.jsonl")
           yield* SessionCopy.copy(copied.to, { _tag: "Session", ref: SessionRef.file(copy) })

@@ -92,8 +92,18 @@ export interface AppendHandle {
 export interface KnownAppendHandle {
   /** ONE write of `bytes` (whole lines) at the end, and the file's stat right after it (never throws). */
   readonly unsafeAppend: (bytes: Uint8Array) => Either.Either<AppendOutcome, FileSystemError>
-  /** Closes the file; idempotent, never throws. */
+  /** Lets go of the handle (a backend may keep its descriptor open for the next append); idempotent, never throws. */
   readonly unsafeClose: () => void
+}
+
+/**
+ * A lock file this backend created, as it created it. Files keep it open until it is removed: the
+ * release then compares the inode at the lock path with its own (an inode cannot be reused while
+ * it is open, so a match is this very file) instead of opening and reading the file back.
+ */
+export interface CreatedLockFile {
+  /** Removes the lock file if the lock path still names it; lets go of it either way (once; never throws). */
+  readonly removeIfOurs: () => void
 }
 
 /** The bytes of a small file plus its identity (for remove-if-unchanged). */
@@ -152,7 +162,7 @@ export interface Backend {
    * Optional: opens the existing file at `path` for ONE append, synchronously, only if it is
    * still exactly `known` (a regular file with that dev, inode, size and mtime: no read-back of
    * its last byte); `undefined` when it is not or cannot be opened (the caller takes `append`).
-   * Never throws; the caller closes the handle.
+   * Never throws; the caller lets go of the handle (`unsafeClose`).
    */
   readonly unsafeOpenKnown?: (path: string, known: KnownEnd) => KnownAppendHandle | undefined
   /** Opens an existing file for appends (O_APPEND, no create); the caller closes the handle. */
@@ -161,15 +171,10 @@ export interface Backend {
    * A lock file: creates `path` exclusively (mode 0600, its folder too if missing) holding
    * `content`, in one step. `false` when something is already there (a file, a symlink, a
    * folder); if the write fails, the half-made file is removed and the error given. Synchronous
-   * (never throws), like `removeLockFile`: an uncontended lock is taken and let go in one step.
+   * (never throws), like its `removeIfOurs`: an uncontended lock is taken and let go in one step.
+   * On success, the lock file as created (files: still open), to remove if it is still ours.
    */
-  readonly createLockFile: (path: string, content: string) => Either.Either<boolean, FileSystemError>
-  /**
-   * Removes the lock file at `path` if it still holds `token` (whatever fails is ignored: it is
-   * gone or not ours); `content`, the text it was created with, is compared first (unchanged, it
-   * is ours without parsing it).
-   */
-  readonly removeLockFile: (path: string, token: string, content?: string) => void
+  readonly createLockFile: (path: string, content: string) => Either.Either<CreatedLockFile | false, FileSystemError>
   /** Creates `path` exclusively (mode 0600) and returns a handle, or fails with code EEXIST. */
   readonly createExclusive: (path: string) => Effect.Effect<WriteHandle, FileSystemError>
   readonly readFile: (path: string) => Effect.Effect<Option.Option<FileContent>, FileSystemError>
@@ -223,8 +228,8 @@ export interface Backend {
 export interface HeldLock {
   readonly lockPath: string
   readonly token: string
-  /** The text the lock file was created with. */
-  readonly content?: string
+  /** The lock file as this process created it (removed through it at the last release). */
+  readonly created: CreatedLockFile
   count: number
 }
 

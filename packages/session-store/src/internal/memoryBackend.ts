@@ -8,7 +8,6 @@ import * as posix from "node:path/posix"
 import { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
 import type { Backend, LockRegistry, StatInfo } from "./backend.js"
 import { makeLockRegistry } from "./backend.js"
-import * as LockFile from "./lockFile.js"
 import type { Inode, MemoryVolume } from "./memoryVolume.js"
 import { VolumeError } from "./memoryVolume.js"
 
@@ -157,14 +156,15 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
         if (volume.exists(path) || volume.isDirectory(path)) return Either.right(false)
         volume.mkdir(posix.dirname(volume.resolve(path)))
         volume.write(volume.create(path, "create"), encoder.encode(content))
-        return Either.right(true)
+        // the volume keeps no descriptors: the text decides (unchanged, it is ours)
+        return Either.right({
+          removeIfOurs: () => {
+            if (volume.readText(path) === content) volume.remove(path)
+          }
+        })
       } catch (e) {
         return Either.left(fsError(path, "create", e))
       }
-    },
-    removeLockFile: (path, token, content) => {
-      const text = volume.readText(path)
-      if (text !== undefined && (text === content || LockFile.tokenOfText(text) === token)) volume.remove(path)
     },
     createExclusive: (path) =>
       Effect.try({

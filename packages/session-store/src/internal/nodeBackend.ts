@@ -11,20 +11,22 @@ import * as Option from "effect/Option"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import { FileNotFoundError, FileSystemError, NotRegularFileError } from "../StoreError.js"
-import type {
-  AppendHandle,
-  Backend,
-  DirEntry,
-  FileContent,
-  LinkInfo,
-  LockRegistry,
-  StatInfo,
-  WriteHandle
-} from "./backend.js"
+import type { Backend, DirEntry, FileContent, LinkInfo, LockRegistry } from "./backend.js"
 import { FileBackend, hasCode, ProcessLocks } from "./backend.js"
+import {
+  fsError,
+  makeAppendHandle,
+  makeWriteHandle,
+  orNotFound,
+  readFailure,
+  readFully,
+  syncDirectory,
+  toStat,
+  writeFully
+} from "./nodeHandles.js"
+import { makeKnownAppends } from "./nodeKnownAppends.js"
 import type { ExitCleanup } from "./nodeLockFiles.js"
-import { createLockFile, makeExitCleanup, removeLockFile } from "./nodeLockFiles.js"
+import { createLockFile, makeExitCleanup } from "./nodeLockFiles.js"
 import type { ProcReader } from "./nodePaths.js"
 import {
   canonicalOf,
@@ -38,118 +40,6 @@ import {
   readStarttime
 } from "./nodePaths.js"
 
-const codeOf = (error: unknown): string | undefined =>
-  typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
-    ? error.code
-    : undefined
-
-const fsError = (path: string, operation: string, error: unknown, offset?: number): FileSystemError => {
-  const code = codeOf(error)
-  return new FileSystemError({
-    path,
-    operation,
-    detail: error instanceof Error ? error.message : String(error),
-    ...(code === undefined ? {} : { code }),
-    ...(offset === undefined ? {} : { offset })
-  })
-}
-
-const orNotFound = (path: string, operation: string) => (error: unknown): FileNotFoundError | FileSystemError =>
-  hasCode(error, "ENOENT") ? new FileNotFoundError({ path, operation }) : fsError(path, operation, error)
-
-const readFailure = (path: string, operation: string) => (error: unknown) =>
-  error instanceof NotRegularFileError ? error : orNotFound(path, operation)(error)
-
-const toStat = (st: fs.BigIntStats): StatInfo => ({
-  dev: st.dev,
-  ino: st.ino,
-  size: Number(st.size),
-  mtimeNs: st.mtimeNs,
-  mode: Number(st.mode),
-  uid: Number(st.uid),
-  gid: Number(st.gid)
-})
-
-const writeFully = (fd: number, bytes: Uint8Array): void => {
-  let written = 0
-  while (written < bytes.length) {
-    written += fs.writeSync(fd, bytes, written, bytes.length - written)
-  }
-}
-
-/** Writes a string as UTF-8 (no intermediate Buffer in the common case of one full write); gives its byte length. */
-const writeStringFully = (fd: number, text: string): number => {
-  const length = Buffer.byteLength(text)
-  const written = fs.writeSync(fd, text)
-  if (written < length) writeFully(fd, Buffer.from(text).subarray(written))
-  return length
-}
-
-const readFully = (fd: number, length: number, position: number): Uint8Array => {
-  const buffer = Buffer.allocUnsafe(length)
-  let read = 0
-  while (read < length) {
-    const n = fs.readSync(fd, buffer, read, length - read, position + read)
-    if (n === 0) break
-    read += n
-  }
-  return buffer.subarray(0, read)
-}
-
-const syncDirectory = (dir: string): void => {
-  let fd: number | undefined
-  try {
-    fd = fs.openSync(dir, "r")
-    fs.fsyncSync(fd)
-  } catch {
-    // some platforms (Windows, some network filesystems) refuse to sync a folder
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd)
-  }
-}
-
-/** `close` closes `fd` the first time it runs and does nothing after; `isClosed` tells whether it ran. */
-const closeOnce = (fd: number): { readonly close: Effect.Effect<void>; readonly isClosed: () => boolean } => {
-  let closed = false
-  return {
-    close: Effect.sync(() => {
-      if (closed) return
-      closed = true
-      try {
-        fs.closeSync(fd)
-      } catch {
-        // already closed
-      }
-    }),
-    isClosed: () => closed
-  }
-}
-
-const makeWriteHandle = (path: string, fd: number): WriteHandle => ({
-  write: (bytes) => Effect.try({ try: () => writeFully(fd, bytes), catch: (e) => fsError(path, "write", e) }),
-  sync: Effect.try({ try: () => fs.fsyncSync(fd), catch: (e) => fsError(path, "fsync", e) }),
-  chmod: (mode) => Effect.try({ try: () => fs.fchmodSync(fd, mode & 0o7777), catch: (e) => fsError(path, "chmod", e) }),
-  chown: (uid, gid) => Effect.try({ try: () => fs.fchownSync(fd, uid, gid), catch: (e) => fsError(path, "chown", e) }),
-  close: closeOnce(fd).close
-})
-
-const makeAppendHandle = (path: string, fd: number): AppendHandle => {
-  const { close, isClosed } = closeOnce(fd)
-  return {
-    unsafeAppend: (data, fsync) => {
-      if (isClosed()) return Either.left(fsError(path, "append", new Error("append handle is closed")))
-      try {
-        const written = typeof data === "string" ? writeStringFully(fd, data) : (writeFully(fd, data), data.length)
-        if (fsync) fs.fsyncSync(fd)
-        return Either.right(written)
-      } catch (error) {
-        return Either.left(fsError(path, "append", error))
-      }
-    },
-    close
-  }
-}
-
 /** Options of `make` (for tests: where /proc is read from). */
 export interface Options {
   readonly readProc?: ProcReader
@@ -157,15 +47,17 @@ export interface Options {
 
 /**
  * A node:fs backend with its own state: the lock files it holds for the exit and signal
- * handlers (and those handlers), its count of temporary files and its cached boot time. The
+ * handlers (and those handlers), the descriptors it keeps for appends (`nodeKnownAppends.ts`), its
+ * count of temporary files and its cached boot time. The
  * in-process lock state (held locks, gates) is the process's, from `ProcessLocks`.
  */
 export const make = (
   locks: LockRegistry,
   options: Options = {}
-): { readonly backend: Backend; readonly cleanup: ExitCleanup } => {
+): { readonly backend: Backend; readonly cleanup: ExitCleanup; readonly release: () => void } => {
   const readProc = options.readProc ?? nodeReadProc
   const cleanup = makeExitCleanup()
+  const knownAppends = makeKnownAppends()
   let temporaries = 0
   let bootTimeS: number | undefined | null = null
   const bootTime = (): number | undefined => {
@@ -269,35 +161,8 @@ export const make = (
         catch: orNotFound(path, "append")
       }),
     unsafeOpenKnown: (path, known) => {
-      let fd: number
-      try {
-        fd = fs.openSync(path, fs.constants.O_APPEND | fs.constants.O_WRONLY)
-      } catch {
-        return undefined
-      }
-      let closed = false
-      const unsafeClose = () => {
-        if (closed) return
-        closed = true
-        try {
-          fs.closeSync(fd)
-        } catch {
-          // nothing to undo: the descriptor is gone either way
-        }
-      }
-      try {
-        const opened = fs.fstatSync(fd, { bigint: true })
-        if (
-          !opened.isFile() || opened.dev !== known.dev || opened.ino !== known.ino ||
-          Number(opened.size) !== known.size || opened.mtimeNs !== known.mtimeNs
-        ) {
-          unsafeClose()
-          return undefined
-        }
-      } catch {
-        unsafeClose()
-        return undefined
-      }
+      const fd = knownAppends.take(path, known)
+      if (fd === undefined) return undefined
       return {
         unsafeAppend: (bytes) => {
           try {
@@ -311,10 +176,12 @@ export const make = (
               stat
             })
           } catch (error) {
+            knownAppends.forget(path)
             return Either.left(fsError(path, "append", error))
           }
         },
-        unsafeClose
+        // the descriptor stays open for the next append (`KnownAppends`)
+        unsafeClose: () => {}
       }
     },
     openAppend: (path) =>
@@ -329,7 +196,6 @@ export const make = (
         return Either.left(fsError(path, "create", error))
       }
     },
-    removeLockFile,
     createExclusive: (path) =>
       Effect.try({
         try: () => makeWriteHandle(path, fs.openSync(path, "wx", 0o600)),
@@ -354,10 +220,19 @@ export const make = (
         },
         catch: (e) => fsError(path, "read", e)
       }),
-    rename: (from, to) => Effect.try({ try: () => fs.renameSync(from, to), catch: orNotFound(from, "rename") }),
+    rename: (from, to) =>
+      Effect.try({
+        try: () => {
+          fs.renameSync(from, to)
+          knownAppends.forget(from)
+          knownAppends.forget(to)
+        },
+        catch: orNotFound(from, "rename")
+      }),
     remove: (path) =>
       Effect.try({
         try: () => {
+          knownAppends.forget(path)
           try {
             fs.unlinkSync(path)
           } catch (error) {
@@ -467,18 +342,25 @@ export const make = (
     unregisterHeld: cleanup.unregister,
     locks
   }
-  return { backend, cleanup }
+  return {
+    backend,
+    cleanup,
+    release: () => {
+      knownAppends.closeAll()
+      cleanup.dispose()
+    }
+  }
 }
 
 /**
  * The Node backend as a layer: each build has its own state (see `make`); its exit and signal
- * handlers go with it when the layer is released.
+ * handlers and its kept descriptors go with it when the layer is released.
  */
 export const layer: Layer.Layer<FileBackend> = Layer.scoped(
   FileBackend,
   Effect.flatMap(ProcessLocks, (locks) =>
     Effect.acquireRelease(
       Effect.sync(() => make(locks)),
-      ({ cleanup }) => Effect.sync(cleanup.dispose)
+      ({ release }) => Effect.sync(release)
     ).pipe(Effect.map(({ backend }) => backend)))
 )

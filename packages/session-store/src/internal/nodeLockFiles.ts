@@ -7,6 +7,7 @@
  */
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import type { CreatedLockFile } from "./backend.js"
 import { hasCode } from "./backend.js"
 import * as LockFile from "./lockFile.js"
 
@@ -99,9 +100,10 @@ export const makeExitCleanup = (): ExitCleanup => {
 
 /**
  * Creates a lock file: exclusive (a symlink there, dangling or not, counts as taken), 0600, one
- * write of the whole payload. `false` when the name is taken.
+ * write of the whole payload; the file stays open until `removeIfOurs`. `false` when the name is
+ * taken.
  */
-export const createLockFile = (path: string, content: string): boolean => {
+export const createLockFile = (path: string, content: string): CreatedLockFile | false => {
   let fd: number
   try {
     fd = fs.openSync(path, "wx", 0o600)
@@ -132,15 +134,41 @@ export const createLockFile = (path: string, content: string): boolean => {
     }
     throw error
   }
-  fs.closeSync(fd)
-  return true
+  return openLockFile(path, fd)
 }
 
-/** Removes the lock file at `path` if it still holds `token`. */
-export const removeLockFile = (path: string, token: string, content?: string): void => {
+/**
+ * The lock file created at `path`, open as `fd`: removed if the path still names this inode (its
+ * descriptor open, no other file can have it), then closed. Two stats instead of opening and
+ * reading it back: a lock taken for each append lets go of it every time.
+ */
+const openLockFile = (path: string, fd: number): CreatedLockFile => {
+  let done = false
+  return {
+    removeIfOurs: () => {
+      if (done) return
+      done = true
+      try {
+        const own = fs.fstatSync(fd, { bigint: true })
+        const there = fs.lstatSync(path, { bigint: true, throwIfNoEntry: false })
+        if (there !== undefined && there.ino === own.ino && there.dev === own.dev) fs.unlinkSync(path)
+      } catch {
+        // gone, or not to be looked at: not ours to remove
+      } finally {
+        try {
+          fs.closeSync(fd)
+        } catch {
+          // already closed
+        }
+      }
+    }
+  }
+}
+
+/** Removes the lock file at `path` if it still holds `token` (at exit: whatever this process still holds). */
+const removeLockFile = (path: string, token: string): void => {
   try {
-    const text = readSmall(path)
-    if (text === content || LockFile.tokenOfText(text) === token) fs.unlinkSync(path)
+    if (LockFile.tokenOfText(readSmall(path)) === token) fs.unlinkSync(path)
   } catch {
     // gone, or not readable: not ours to remove
   }

@@ -243,6 +243,36 @@ export const rowsBetween = (run: Run, session: string, after: number, count: num
 export const notify = (run: Run, session: string, seq: number) =>
   run(`SELECT pg_notify($1, $2)`, [CHANNEL, `${session}:${seq}`])
 
+/**
+ * The session row's columns an append moves (the last sequence, the leaf, the message count, the
+ * summary fields its first rows set, the torn tail, the modification time), with its eight values
+ * at placeholders `$first` … `$first + 7` in the order of `summaryParams`.
+ */
+const summarySet = (first: number): string => {
+  const at = (i: number) => `$${first + i}`
+  return `last_seq = ${at(0)},
+    leaf = COALESCE(${at(1)}, leaf),
+    message_count = message_count + ${at(2)},
+    cwd = CASE WHEN first_kind IS NULL THEN ${at(3)} ELSE cwd END,
+    created = CASE WHEN first_kind IS NULL THEN ${at(4)} ELSE created END,
+    parent_session = CASE WHEN first_kind IS NULL THEN ${at(5)} ELSE parent_session END,
+    first_kind = COALESCE(first_kind, ${at(6)}),
+    torn_tail = ${at(7)},
+    modified = clock_timestamp()`
+}
+
+/** The values of `summarySet`'s placeholders. */
+const summaryParams = (last: number, summary: Summary, tornTail: boolean) => [
+  last,
+  summary.leaf,
+  summary.messages,
+  summary.cwd,
+  summary.created,
+  summary.parentSession,
+  summary.firstKind,
+  tornTail
+]
+
 /** Inside a transaction holding the session row: writes `texts` after row `after`; returns the new last sequence. */
 export const appendRows = (
   run: Run,
@@ -263,31 +293,14 @@ export const appendRows = (
            SELECT $1, * FROM unnest($2::int[], $3::text[], $4::bytea[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
            RETURNING 1
          ), updated AS (
-           UPDATE branchlog_sessions SET
-             last_seq = $12,
-             leaf = COALESCE($13, leaf),
-             message_count = message_count + $14,
-             cwd = CASE WHEN first_kind IS NULL THEN $15 ELSE cwd END,
-             created = CASE WHEN first_kind IS NULL THEN $16 ELSE created END,
-             parent_session = CASE WHEN first_kind IS NULL THEN $17 ELSE parent_session END,
-             first_kind = COALESCE(first_kind, $18),
-             torn_tail = $19,
-             modified = clock_timestamp()
-           WHERE session_id = $1
+           UPDATE branchlog_sessions SET ${summarySet(12)} WHERE session_id = $1
            RETURNING 1
          )
          SELECT pg_notify($20, $21), (SELECT count(*) FROM inserted), (SELECT count(*) FROM updated)`,
         [
           session,
           ...columnArrays(after, rows),
-          last,
-          summary.leaf,
-          summary.messages,
-          summary.cwd,
-          summary.created,
-          summary.parentSession,
-          summary.firstKind,
-          tornTail,
+          ...summaryParams(last, summary, tornTail),
           CHANNEL,
           `${session}:${last}`
         ]
@@ -295,30 +308,10 @@ export const appendRows = (
       return last
     }
     yield* insertRows(run, session, after, texts, rows)
-    yield* run(
-      `UPDATE branchlog_sessions SET
-         last_seq = $2,
-         leaf = COALESCE($3, leaf),
-         message_count = message_count + $4,
-         cwd = CASE WHEN first_kind IS NULL THEN $5 ELSE cwd END,
-         created = CASE WHEN first_kind IS NULL THEN $6 ELSE created END,
-         parent_session = CASE WHEN first_kind IS NULL THEN $7 ELSE parent_session END,
-         first_kind = COALESCE(first_kind, $8),
-         torn_tail = $9,
-         modified = clock_timestamp()
-       WHERE session_id = $1`,
-      [
-        session,
-        last,
-        summary.leaf,
-        summary.messages,
-        summary.cwd,
-        summary.created,
-        summary.parentSession,
-        summary.firstKind,
-        tornTail
-      ]
-    )
+    yield* run(`UPDATE branchlog_sessions SET ${summarySet(2)} WHERE session_id = $1`, [
+      session,
+      ...summaryParams(last, summary, tornTail)
+    ])
     yield* notify(run, session, last)
     return last
   })

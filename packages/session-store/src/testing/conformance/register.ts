@@ -13,6 +13,7 @@ import * as flush from "./flush.js"
 import * as forks from "./forks.js"
 import * as prepare from "./prepare.js"
 import * as readOnly from "./readOnly.js"
+import * as resume from "./resume.js"
 import * as rows from "./rows.js"
 import type { Group } from "./support.js"
 import * as writers from "./writers.js"
@@ -27,6 +28,7 @@ export const groups: ReadonlyArray<Group> = [
   writers.group,
   rows.group,
   readOnly.group,
+  resume.group,
   catalog.group,
   prepare.group
 ]
