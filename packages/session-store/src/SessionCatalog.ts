@@ -46,7 +46,7 @@ export interface SessionInfo {
   readonly allMessagesText: string
 }
 
-/** Progress of a listing: files read so far, of how many. */
+/** Progress of a listing: files done so far, of how many (those the catalog index vouches for in one step). */
 export type OnProgress = (loaded: number, total: number) => void
 
 /** Options of the listing functions: the agent folder to use (default {@link agentDir}). */
@@ -203,86 +203,106 @@ export const readInfo = (
     return failed ? Option.none() : reader.result(path, mtimeMs)
   })
 
-/** The session files of a folder with their mtimes and watermarks, and whether it holds a catalog index. */
+/** `true` for the names a listing stats: session files and the catalog index. */
+const listed = (name: string): boolean => name === SessionFiles.CATALOG_NAME || SessionFiles.isSessionFile(name)
+
+/** The session files of a folder with their watermarks, and whether it holds a catalog index. */
 const sessionFiles = (dir: string) =>
   Effect.flatMap(TranscriptFile, (files) =>
-    Effect.map(files.list(dir), (entries): CatalogInfo.Folder => {
+    Effect.map(files.list(dir, listed), (entries): CatalogInfo.Folder => {
       const resolved = files.resolve(dir)
-      const catalog = entries.find((e) => e.isFile && e.name === SessionFiles.CATALOG_NAME)
-      return {
-        dir: resolved,
-        catalogSize: catalog?.size,
-        files: entries.filter((e) => e.isFile && SessionFiles.isSessionFile(e.name)).map((e) => ({
-          path: nodePath.join(resolved, e.name),
+      const prefix = resolved.endsWith(nodePath.sep) ? resolved : resolved + nodePath.sep
+      const found: Array<CatalogInfo.FoundFile> = []
+      let catalogSize: number | undefined
+      for (const e of entries) {
+        if (!e.isFile) continue
+        if (e.name === SessionFiles.CATALOG_NAME) {
+          catalogSize = e.size
+          continue
+        }
+        const stamped = e.mtimeNs !== undefined && e.dev !== undefined && e.ino !== undefined
+        found.push({
+          path: prefix + e.name,
           name: e.name,
-          mtimeMs: e.mtimeMs,
           size: e.size,
-          stamp: e.mtimeNs === undefined || e.dev === undefined || e.ino === undefined
-            ? undefined
-            : { size: e.size, mtimeNs: e.mtimeNs, dev: e.dev, ino: e.ino }
-        }))
+          mtimeMs: e.mtimeMs,
+          mtimeNs: e.mtimeNs ?? "",
+          dev: e.dev ?? "",
+          ino: e.ino ?? "",
+          stamped
+        })
       }
+      return { dir: resolved, catalogSize, files: found }
     }))
 
 /**
  * A copy of a `SessionInfo` with more fields, keeping a lazily read `allMessagesText` lazy (a
  * spread would read it): what listings that add a field (a reference) use.
  */
-export const extend = <A extends object>(info: SessionInfo, more: A): SessionInfo & A =>
-  Object.defineProperties({}, {
+export const extend = <A extends object>(info: SessionInfo, more: A): SessionInfo & A => {
+  const lazy = CatalogInfo.copyLazy(info)
+  if (lazy !== undefined) return Object.assign(lazy, more) as SessionInfo & A
+  const text = Object.getOwnPropertyDescriptor(info, "allMessagesText")
+  if (text?.get === undefined) return { ...info, ...more }
+  // another getter (not the catalog's): every descriptor copied
+  return Object.defineProperties({}, {
     ...Object.getOwnPropertyDescriptors(info),
     ...Object.getOwnPropertyDescriptors(more)
   }) as SessionInfo & A
+}
 
-/** The infos of one folder through its catalog index: only the files whose watermark changed are read. */
+/** The long text of a session whose summary came from the catalog: read from the file (`""` if it no longer is a session). */
+const longText = (files: TranscriptFile["Type"]) => (path: string): string =>
+  Option.match(Effect.runSync(Effect.provideService(readInfo(path), TranscriptFile, files)), {
+    onNone: () => "",
+    onSome: (info) => info.allMessagesText
+  })
+
+/**
+ * The infos of one folder through its catalog index, in the folder's order: the files the index
+ * vouches for in one plain loop (no fiber, no Effect per file), only the others read; the index
+ * rewritten only when something changed.
+ */
 const folderInfos = (
   folder: CatalogInfo.Folder,
   at: number,
   mode: "write" | "read" | "off",
-  step: () => void,
+  progress: (n: number) => void,
   concurrency: number
 ) =>
   Effect.gen(function*() {
     const files = yield* TranscriptFile
-    const catalog = mode === "off" ? new Map() : yield* CatalogInfo.readCatalog(folder)
-    const next: CatalogIndex.Catalog = new Map()
-    let changed = catalog.size !== folder.files.length
-    const readText = (path: string) => () =>
-      Option.match(Effect.runSync(Effect.provideService(readInfo(path), TranscriptFile, files)), {
-        onNone: () => "",
-        onSome: (info) => info.allMessagesText
-      })
-    // the files the index vouches for in a plain loop (no fiber per file), the others read
-    const results = new Array<Option.Option<SessionInfo>>(folder.files.length)
+    const readText = longText(files)
+    const catalog = mode === "off" ? undefined : yield* CatalogInfo.readCatalog(folder)
+    const n = folder.files.length
+    const results = new Array<SessionInfo | undefined>(n)
+    const rows = new Array<CatalogIndex.Row | undefined>(n)
     const misses: Array<number> = []
-    folder.files.forEach((file, i) => {
-      const entry = catalog.get(file.name)
-      if (entry !== undefined && file.stamp !== undefined && CatalogIndex.trusted(entry, file.stamp)) {
-        next.set(file.name, entry)
-        step()
-        results[i] = entry.info === null
-          ? Option.none()
-          : Option.some(CatalogInfo.fromStored(file.path, entry.info, readText(file.path)))
+    for (let i = 0; i < n; i++) {
+      const file = folder.files[i]!
+      const row = catalog?.get(file.name)
+      if (row !== undefined && file.stamped && CatalogIndex.trusted(row, file)) {
+        rows[i] = row
+        if (CatalogIndex.isSession(row)) {
+          results[i] = CatalogInfo.fromRow(file.path, row, readText)
+        }
       } else misses.push(i)
-    })
-    if (misses.length > 0) changed = true
+    }
+    progress(n - misses.length)
     yield* Effect.forEach(misses, (i) => {
       const file = folder.files[i]!
       return Effect.map(readInfo(file.path, file.mtimeMs, file.size), (info) => {
-        if (file.stamp !== undefined) {
-          next.set(file.name, {
-            stamp: file.stamp,
-            at,
-            info: Option.isSome(info) ? CatalogInfo.toStored(info.value) : null
-          })
-        }
-        step()
-        results[i] = info
+        const value = Option.getOrUndefined(info)
+        if (file.stamped) rows[i] = CatalogInfo.toRow(file, at, value)
+        results[i] = value
+        progress(1)
       })
     }, { concurrency, discard: true })
-    if (mode === "write" && changed && (folder.files.length > 0 || folder.catalogSize !== undefined)) {
+    const changed = catalog === undefined || misses.length > 0 || catalog.size !== n
+    if (mode === "write" && changed && (n > 0 || folder.catalogSize !== undefined)) {
+      const kept = rows.filter((row) => row !== undefined)
       yield* files.writeSideFile(nodePath.join(folder.dir, SessionFiles.CATALOG_NAME), [
-        new TextEncoder().encode(CatalogIndex.encode(next))
+        new TextEncoder().encode(CatalogIndex.encode(kept))
       ]).pipe(Effect.ignore)
     }
     return results
@@ -297,17 +317,17 @@ const infos = (
   Effect.gen(function*() {
     const total = folders.reduce((n, f) => n + f.files.length, 0)
     let loaded = 0
-    const step = () => {
-      loaded += 1
+    const progress = (n: number) => {
+      if (n === 0) return
+      loaded += n
       onProgress?.(loaded, total)
     }
-    const results = (yield* Effect.forEach(
-      folders,
-      (folder) => folderInfos(folder, at, options.index ?? "write", step, options.concurrency ?? 8)
-    )).flat()
-    return results.flatMap((info) => Option.isSome(info) ? [info.value] : []).sort((a, b) =>
-      b.modified.getTime() - a.modified.getTime()
-    )
+    const out: Array<SessionInfo> = []
+    for (const folder of folders) {
+      const found = yield* folderInfos(folder, at, options.index ?? "write", progress, options.concurrency ?? 8)
+      for (const info of found) if (info !== undefined) out.push(info)
+    }
+    return out.sort((a, b) => b.modified.getTime() - a.modified.getTime())
   })
 
 /** The sessions of `cwd` (in `sessionDir`, default its folder under the agent folder), newest first. */
@@ -348,9 +368,9 @@ export const findMostRecent = (dir: string): Effect.Effect<Option.Option<string>
     const catalog = yield* CatalogInfo.readCatalog(folder)
     const found = [...folder.files].sort((a, b) => b.mtimeMs - a.mtimeMs)
     for (const file of found) {
-      const entry = catalog.get(file.name)
-      if (entry !== undefined && file.stamp !== undefined && CatalogIndex.trusted(entry, file.stamp)) {
-        if (entry.info !== null) return Option.some(file.path)
+      const row = catalog.get(file.name)
+      if (row !== undefined && file.stamped && CatalogIndex.trusted(row, file)) {
+        if (CatalogIndex.isSession(row)) return Option.some(file.path)
         continue
       }
       let first: Line.ParsedLine | undefined

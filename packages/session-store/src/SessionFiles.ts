@@ -81,11 +81,14 @@ export const sideFile = (name: string): SideFile | undefined => {
   return undefined
 }
 
+/** The side files whose names end in `.jsonl` (only backups): the others cannot match a session's name. */
+const jsonlShapes = shapes.filter((shape) => shape.pattern.source.endsWith("\\.jsonl$"))
+
 /** `true` for the name (or path) of a session file: `*.jsonl`, not hidden, and no side file. */
 export const isSessionFile = (name: string): boolean => {
   const base = baseName(name)
   return base.endsWith(".jsonl") && base.length > ".jsonl".length && !base.startsWith(".") &&
-    sideFile(base) === undefined
+    !jsonlShapes.some((shape) => shape.pattern.test(base))
 }
 
 /** The time stamp in side files' names: the ISO time with `:` and `.` replaced by `-`. */

@@ -187,8 +187,14 @@ export interface TranscriptFileShape {
   readonly backup: (path: string, options?: BackupOptions) => Effect.Effect<string, FileNotFoundError | FileSystemError>
   /** Removes a file (a missing file is no error); the caller holds the transcript lock. */
   readonly remove: (path: string) => Effect.Effect<void, FileSystemError>
-  /** The names in a folder with their kind, mtime and size (a missing folder is empty). */
-  readonly list: (dir: string) => Effect.Effect<ReadonlyArray<DirectoryEntry>, FileSystemError>
+  /**
+   * The names in a folder with their kind, mtime and size (a missing folder is empty); with
+   * `keep`, only the names it accepts (the others are not even stat-ed).
+   */
+  readonly list: (
+    dir: string,
+    keep?: (name: string) => boolean
+  ) => Effect.Effect<ReadonlyArray<DirectoryEntry>, FileSystemError>
   /** The absolute form of a path, as this backend resolves it. */
   readonly resolve: (path: string) => string
   /** The file a path names (symlinks followed): what locks, snapshots and caches are keyed on. */
@@ -410,7 +416,7 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
     rewrite,
     backup,
     remove: (path) => backend.remove(backend.resolve(path)),
-    list: (dir) => backend.listDirectory(backend.resolve(dir)),
+    list: (dir, keep) => backend.listDirectory(backend.resolve(dir), keep),
     resolve: (path) => backend.resolve(path),
     canonical: (path) => backend.canonical(backend.resolve(path)),
     bytesRead: Effect.sync(() => total),

@@ -104,6 +104,52 @@ describe("the catalog index", () => {
       expect((yield* same(dir)).read).toBe(catalogSize(dir))
     }).pipe(Effect.provide(SessionStore.layerNode)))
 
+  it.live("a warm listing rewrites no index and reports the files it vouches for in one step", () =>
+    Effect.gen(function*() {
+      const dir = folder()
+      yield* same(dir)
+      const catalog = path.join(dir, SessionFiles.CATALOG_NAME)
+      const before = fs.statSync(catalog, { bigint: true })
+      const progress: Array<string> = []
+      yield* SessionCatalog.list("", dir, (n, total) => progress.push(`${n}/${total}`), { index: "write" })
+      yield* list(dir, "write")
+      const after = fs.statSync(catalog, { bigint: true })
+      expect([after.ino, after.mtimeNs]).toEqual([before.ino, before.mtimeNs]) // not written again
+      expect(progress).toEqual(["4/4"])
+      // one file changed: that one read (and reported) after the others, and the index rewritten
+      fs.appendFileSync(path.join(dir, "c.jsonl"), entryLine("cccc9999", "cccc0004", user("more")) + "\n")
+      age(path.join(dir, "c.jsonl"))
+      progress.length = 0
+      yield* SessionCatalog.list("", dir, (n, total) => progress.push(`${n}/${total}`), { index: "write" })
+      expect(progress).toEqual(["3/4", "4/4"])
+      expect(fs.statSync(catalog, { bigint: true }).ino).not.toBe(before.ino)
+    }).pipe(Effect.provide(SessionStore.layerNode)))
+
+  it.live("a long text stays unread through extend, is read once for an info and its copies, and a spread reads it", () =>
+    Effect.gen(function*() {
+      const dir = folder()
+      const full = (yield* list(dir, "off")).find((i) => i.id === "bbbb-2")!.allMessagesText
+      yield* list(dir, "write")
+      const files = yield* TranscriptFile
+      const size = fs.statSync(path.join(dir, "b.jsonl")).size
+      const listed = (yield* list(dir, "write")).find((i) => i.id === "bbbb-2")!
+      const start = yield* files.bytesRead
+      const copy = SessionCatalog.extend(listed, { ref: "r" })
+      const copyOfCopy = SessionCatalog.extend(copy, { more: 1 })
+      expect(Object.keys(copyOfCopy)).toEqual([...Object.keys(listed), "ref", "more"])
+      expect(JSON.stringify(Object.keys(copy))).not.toContain("Symbol")
+      expect((yield* files.bytesRead) - start).toBe(0) // nothing read yet
+      expect(copyOfCopy.allMessagesText).toBe(full)
+      expect((yield* files.bytesRead) - start).toBe(size)
+      expect(listed.allMessagesText).toBe(full) // the same read
+      expect({ ...copy }).toEqual({ ...listed, ref: "r" })
+      expect((yield* files.bytesRead) - start).toBe(size)
+      // a short text is a plain field; extend of a plain info is a plain copy
+      const short = (yield* list(dir, "write")).find((i) => i.id === "aaaa-1")!
+      expect(Object.getOwnPropertyDescriptor(short, "allMessagesText")?.value).toBeTypeOf("string")
+      expect(SessionCatalog.extend(short, { ref: "s" })).toEqual({ ...short, ref: "s" })
+    }).pipe(Effect.provide(SessionStore.layerNode)))
+
   it.live("a foreign tool's same-size edit with another mtime is seen", () =>
     Effect.gen(function*() {
       const dir = folder()
@@ -116,8 +162,10 @@ describe("the catalog index", () => {
       age(file)
       const after = yield* same(dir)
       expect(after.infos.find((i) => i.id === "cccc-3")!.firstMessage).toMatch(/^CCCC-3 0 /)
-      // a same-size edit that keeps a recent mtime (racily recent when it was read) is seen too
-      const recent = Math.floor(Date.now() / 1000) - 1
+      // a same-size edit that keeps the mtime of a write in the same clock tick as the read (racily
+      // recent when it was read) is seen too. (The mtime is "now", not a whole second before: one up
+      // to 2 s old set again by hand is `touch -r`, which the rule cannot see, and was a rare flake.)
+      const recent = Date.now() / 1000
       fs.writeFileSync(file, text)
       fs.utimesSync(file, recent, recent)
       yield* same(dir)
@@ -134,14 +182,17 @@ describe("the catalog index", () => {
       const good = fs.readFileSync(catalog, "utf8")
       const damages = [
         good.slice(0, good.length >> 1),
-        good.replace("\"version\":1", "\"version\":2"),
-        good.replace(/"messageCount"|\[2,/, "[\"2\","),
-        "{\"format\":\"branchlog-catalog\",\"version\":1,\"sessions\":{\"a.jsonl\":[1,2,3]}}",
+        good.replace("\"version\":2", "\"version\":3"),
+        good.replace(/\["a\.jsonl",(\d+)/, "[\"a.jsonl\",\"$1\""),
+        "{\"format\":\"branchlog-catalog\",\"version\":2,\"sessions\":[[\"a.jsonl\",1,2,3]]}",
         "\u0000\u0001garbage",
         JSON.stringify({ sessions: [] }),
+        // version 1 (an object keyed by name): not read, rebuilt
+        "{\"format\":\"branchlog-catalog\",\"version\":1,\"sessions\":{}}",
         // another folder's index: the same names, other files (other inodes) → re-read
-        good.replace(/"a\.jsonl":\[(\d+),"(\d+)","(\d+)","(\d+)"/, (_m, s, t, d) => `"a.jsonl":[${s},"${t}","${d}","1"`)
+        good.replace(/\["a\.jsonl",(\d+),"(\d+)","(\d+)","(\d+)"/, (_m, s, t, d) => `["a.jsonl",${s},"${t}","${d}","1"`)
       ]
+      for (const damage of damages) expect(damage).not.toBe(good)
       for (const damage of damages) {
         fs.writeFileSync(catalog, damage)
         yield* same(dir)
@@ -149,8 +200,13 @@ describe("the catalog index", () => {
         expect((yield* same(dir)).read).toBe(catalogSize(dir))
       }
       // a bit-flip inside an entry's numbers: the entry no longer matches, that file is re-read
-      fs.writeFileSync(catalog, good.replace(/"c\.jsonl":\[(\d+)/, (_m, s) => `"c.jsonl":[${Number(s) + 1}`))
-      yield* same(dir)
+      const flipped = good.replace(/\["c\.jsonl",(\d+)/, (_m, s) => `["c.jsonl",${Number(s) + 1}`)
+      expect(flipped).not.toBe(good)
+      fs.writeFileSync(catalog, flipped)
+      const files = yield* TranscriptFile
+      const before = yield* files.bytesRead
+      yield* list(dir, "write")
+      expect((yield* files.bytesRead) - before).toBe(flipped.length + fs.statSync(path.join(dir, "c.jsonl")).size)
     }).pipe(Effect.provide(SessionStore.layerNode)))
 
   it.live("read-only listings write no index; findMostRecent equals the files' and reads none once indexed", () =>

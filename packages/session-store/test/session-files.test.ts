@@ -83,6 +83,29 @@ describe("SessionFiles", () => {
     expect(() => SessionFiles.backupName(session, "Not A Label", millis, "0a1b2c3d")).toThrow(TypeError)
   })
 
+  it("isSessionFile is exactly: *.jsonl, not hidden, no side file (its fast path tests only the side files ending in .jsonl)", () => {
+    const names = [
+      session,
+      SessionFiles.backupName(session, "repair", millis, "0a1b2c3d"),
+      `${session}.bak-1234-1764580511123`,
+      SessionFiles.temporaryName(session, 4242, 7, "deadbeef"),
+      SessionFiles.lockName(session),
+      `${SessionFiles.lockName(session)}.stale-0123abcd`,
+      SessionFiles.removedLinesName(session, millis),
+      SessionFiles.indexName(session),
+      "sessions.json",
+      "sessions.json.bak",
+      SessionFiles.CATALOG_NAME
+    ]
+    for (const base of names) {
+      for (const name of [base, `${base}.jsonl`, `x${base}`, `${base}.jsonl.lock`]) {
+        const rule = name.endsWith(".jsonl") && name.length > ".jsonl".length && !name.startsWith(".") &&
+          SessionFiles.sideFile(name) === undefined
+        expect(SessionFiles.isSessionFile(name), name).toBe(rule)
+      }
+    }
+  })
+
   it("SessionCatalog.isSessionFileName is the same rule", () => {
     for (const name of [session, SessionFiles.backupName(session, "repair", millis, "0a1b2c3d"), "a.jsonl.lock"]) {
       expect(SessionCatalog.isSessionFileName(name)).toBe(SessionFiles.isSessionFile(name))

@@ -31,16 +31,18 @@ export const ls: CliCommand = Command.make(
       const bar = progressBar("reading sessions")
       // a store given (or $BRANCHLOG_STORE) and no folder asked for: every session of that store
       const fromStore = store !== undefined && !all && Option.isNone(cwd) && Option.isNone(dir)
+      // each summary as listed (no copy per session: a long text from the catalog index stays
+      // unread) with the reference to print
       const listing: Effect.Effect<
-        ReadonlyArray<SessionCatalog.SessionInfo & { readonly ref: string }>,
+        ReadonlyArray<{ readonly info: SessionCatalog.SessionInfo; readonly ref: string }>,
         unknown,
         TranscriptStore.TranscriptStore | TranscriptFile.TranscriptFile
       > = fromStore
         ? Effect.flatMap(TranscriptStore.TranscriptStore, (stores) =>
-          Effect.map(stores.list({ location: store, onProgress: bar.update }), (found) =>
-            found.map((info) =>
-              SessionCatalog.extend(info, { ref: SessionRef.format(info.ref) })
-            )))
+          Effect.map(
+            stores.list({ location: store, onProgress: bar.update }),
+            (found) => found.map((info) => ({ info, ref: SessionRef.format(info.ref) }))
+          ))
         : Effect.map(
           all
             ? SessionCatalog.listAll(bar.update)
@@ -49,28 +51,28 @@ export const ls: CliCommand = Command.make(
               Option.getOrUndefined(dir),
               bar.update
             ),
-          // (`extend`, not a spread: a long text from the catalog index stays unread)
-          (found) => found.map((info) => SessionCatalog.extend(info, { ref: info.path }))
+          (found) => found.map((info) => ({ info, ref: info.path }))
         )
       const sessions = yield* listing.pipe(Effect.ensuring(Effect.sync(bar.end)))
       if (json) {
-        return yield* Output.json(sessions.map((info) => {
+        return yield* Output.json(sessions.map(({ info, ref }) => {
           // every field but `allMessagesText` (never read: it may be read from the file on demand)
           const out: Record<string, unknown> = {}
           for (const key of Object.keys(info)) {
             if (key !== "allMessagesText") out[key] = info[key as keyof typeof info]
           }
+          out.ref = ref
           return { ...out, created: info.created.toISOString(), modified: info.modified.toISOString() }
         }))
       }
       if (sessions.length === 0) return yield* Output.note("no sessions")
       const style = Output.stdoutStyle()
-      yield* Output.lines(sessions.map((s) =>
+      yield* Output.lines(sessions.map(({ info: s, ref }) =>
         `${style.dim(s.modified.toISOString().slice(0, 16).replace("T", " "))}  ${
           String(s.messageCount).padStart(5)
         } msgs  ${s.id.slice(0, 13)}  ${s.name === undefined ? "" : `${style.bold(s.name)}  `}${
           oneLine(s.firstMessage, 60)
-        }\n${style.dim(`  ${s.ref}`)}`
+        }\n${style.dim(`  ${ref}`)}`
       ))
     })
 ).pipe(Command.withDescription("List sessions, newest first: modified, message count, id, name, first message, path."))

@@ -187,8 +187,14 @@ export interface Backend {
   readonly copyExclusive: (from: string, to: string) => Effect.Effect<void, FileNotFoundError | FileSystemError>
   /** Creates a folder and its parents (mode 0700). */
   readonly makeDirectory: (dir: string) => Effect.Effect<void, FileSystemError>
-  /** The names in a folder with their kind, mtime and size; a missing folder is empty. */
-  readonly listDirectory: (dir: string) => Effect.Effect<ReadonlyArray<DirEntry>, FileSystemError>
+  /**
+   * The names in a folder with their kind, mtime and size; a missing folder is empty. With
+   * `keep`, only the names it accepts (the others are not stat-ed).
+   */
+  readonly listDirectory: (
+    dir: string,
+    keep?: (name: string) => boolean
+  ) => Effect.Effect<ReadonlyArray<DirEntry>, FileSystemError>
   /** Syncs a folder's entries where the platform allows it. */
   readonly syncDirectory: (dir: string) => Effect.Effect<void>
   /**

@@ -209,10 +209,10 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
         catch: orNotFound(from, "backup")
       }),
     makeDirectory: (dir) => Effect.sync(() => volume.mkdir(dir)),
-    listDirectory: (dir) =>
+    listDirectory: (dir, keep) =>
       Effect.sync(() => {
         if (!volume.isDirectory(dir)) return []
-        return volume.list(dir).map((name) => {
+        return volume.list(dir).filter((name) => keep === undefined || keep(name)).map((name) => {
           const full = posix.join(volume.resolve(dir), name)
           const inode = volume.inode(full)
           return {

@@ -217,6 +217,27 @@ export const loadActive = (
     let written = summary
     let logBytes = log.bytes
     const extra = { ids: [] as Array<number>, rows: [] as Array<Uint8Array> }
+    /** The index on disk now holds all this open knows (`summary`): nothing is left to write. */
+    const settled = () => {
+      written = summary
+      extra.ids = []
+      extra.rows = []
+    }
+    /** The base, the log and what this open caught up, folded into one new base (`false`: not written). */
+    const rebase = Effect.suspend(() => {
+      const set = ids.set()
+      return set === undefined ? Effect.succeed(false) : Effect.tap(
+        rewrite(env, index, head, set, summary, {
+          ids: [...log.ids, ...extra.ids],
+          rows: [...log.rows, ...extra.rows]
+        }),
+        (rewritten) => {
+          if (!rewritten) return
+          settled()
+          logBytes = 0
+        }
+      )
+    })
     if (change._tag === "Appended") {
       const tail = yield* env.files.readFrom(path, summary.watermark.size, { firstLine: summary.lineCount + 1 })
       bytesRead += tail.bytesRead
@@ -243,17 +264,7 @@ export const loadActive = (
           logBytes + caughtBytes > LOG_REWRITE_BYTES
         ) {
           // whole: the base, the log and the catch-up in one new base
-          const set = ids.set()
-          const rewritten = set !== undefined && (yield* rewrite(env, index, head, set, summary, {
-            ids: [...log.ids, ...extra.ids],
-            rows: [...log.rows, ...extra.rows]
-          }))
-          if (rewritten) {
-            written = summary
-            logBytes = 0
-            extra.ids = []
-            extra.rows = []
-          }
+          yield* rebase
         } else {
           // only the appended part: one record on the index's log
           const line = Log.encode(Log.diff(written, summary, extra.ids, caught.tables.rowBytes()))
@@ -262,27 +273,15 @@ export const loadActive = (
             Effect.orElseSucceed(() => false)
           )
           if (ok) {
-            written = summary
+            settled()
             logBytes += Buffer.byteLength(line) + 1
-            extra.ids = []
-            extra.rows = []
           }
         }
       }
     }
     if (writes(options) && logBytes > LOG_REWRITE_BYTES && summary.bounded) {
       // a long log (writers' records): folded into a new base, so that resumes read a short one
-      const set = ids.set()
-      const rewritten = set !== undefined && (yield* rewrite(env, index, head, set, summary, {
-        ids: [...log.ids, ...extra.ids],
-        rows: [...log.rows, ...extra.rows]
-      }))
-      if (rewritten) {
-        written = summary
-        logBytes = 0
-        extra.ids = []
-        extra.rows = []
-      }
+      yield* rebase
     }
     if (!summary.bounded) return full(yield* load(env, path, { ...options, cache: false }))
     const s = summary
