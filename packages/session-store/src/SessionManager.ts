@@ -18,20 +18,19 @@
  *
  * @since 0.1.0
  */
-import type { AgentMessage, Entry, SessionContext as Context } from "@branchlog/session-core"
-import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
+import type { AgentMessage, Entry, SessionContext as Context, Tree } from "@branchlog/session-core"
+import { Line, SessionState } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { FileSnapshot } from "./FileSnapshot.js"
 import * as IdSource from "./IdSource.js"
-import * as Appends from "./internal/manager/appends.js"
-import * as Branching from "./internal/manager/branching.js"
+import type * as Appends from "./internal/manager/appends.js"
 import type { Core, Services } from "./internal/manager/core.js"
 import { makeCore } from "./internal/manager/core.js"
-import { newHeader, openInto, replaceHeader, startNew } from "./internal/manager/load.js"
+import { make } from "./internal/manager/instance.js"
+import { newHeader, openInto, startNew } from "./internal/manager/load.js"
 import * as Persist from "./internal/manager/persist.js"
 import * as Resume from "./internal/manager/resume.js"
-import * as Rewrites from "./internal/manager/rewrites.js"
 import * as OversizedLine from "./OversizedLine.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import type { AppendBatchError, ReadOnlySessionError, SessionFileConflictError } from "./SessionError.js"
@@ -247,113 +246,6 @@ const servicesOf = Effect.gen(function*() {
     ids: yield* IdSource.current
   } satisfies Services
 })
-
-const make = (core: Core): SessionManager => {
-  const state = () => core.state
-  /** The whole state (a bounded one loads the rest first). */
-  const whole = () => {
-    Resume.ensureFull(core)
-    return core.state
-  }
-  return {
-    getCwd: () => core.cwd,
-    getSessionDir: () => core.sessionDir,
-    getSessionId: () => core.state.header?.id ?? "",
-    getSessionFile: () => SessionRef.pathOf(core.ref),
-    getSessionRef: () => core.ref,
-    isPersisted: () => core.persist,
-    isReadOnly: () => core.readOnly,
-    getLeafId: () => core.state.leafId,
-    getLeafEntry: () => Tree.getLeafEntry(state()),
-    getEntry: (id) =>
-      Tree.getEntry(state(), id) ?? (core.bounded === undefined ? undefined : Tree.getEntry(whole(), id)),
-    getChildren: (parentId) => Tree.getChildren(whole(), parentId),
-    getLabel: (id) => Tree.getLabel(state(), id),
-    getBranch: (fromId) => Tree.getBranch(whole(), fromId),
-    getHeader: () => core.state.header ?? null,
-    getEntries: () => whole().entries,
-    getTree: () => Tree.getTree(whole()),
-    getSessionName: () => Tree.getSessionName(state()),
-    buildSessionContext: (leafId) =>
-      core.bounded === undefined
-        ? SessionContext.buildSessionContext(state(), leafId)
-        : Resume.context(core, leafId),
-    hasThinkingLevelChange: (leafId) => Resume.hasThinkingLevelChange(core, leafId),
-    getState: whole,
-    getBoundedState: () => core.bounded === undefined ? undefined : core.state,
-    hasAssistantMessage: () => core.hasAssistant,
-    wasRecoveredFromCorruptHeader: () => core.recoveredCorruptHeader,
-    loadReport: () => core.report,
-    pendingCount: () => core.pending.length,
-    isBounded: () => core.bounded !== undefined,
-    loadFull: () => Resume.loadFull(core),
-
-    appendMessage: (message) => Appends.appendMessage(core, message),
-    appendMessages: (messages) => Appends.appendMessages(core, messages),
-    appendThinkingLevelChange: (level) => Appends.appendThinkingLevelChange(core, level),
-    appendModelChange: (provider, modelId) => Appends.appendModelChange(core, provider, modelId),
-    appendCompaction: (summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) =>
-      Resume.needing(
-        core,
-        [firstKeptEntryId],
-        () => Appends.appendCompaction(core, summary, firstKeptEntryId, tokensBefore, details, fromHook, usage)
-      ),
-    appendUsage: (kind, provider, model, usage, note) => Appends.appendUsage(core, kind, provider, model, usage, note),
-    appendContextEdit: (targetId, replacement) =>
-      Resume.needing(core, [targetId], () => Appends.appendContextEdit(core, targetId, replacement)),
-    appendCustomEntry: (customType, data) => Appends.appendCustomEntry(core, customType, data),
-    appendCustomMessageEntry: (customType, content, display, details) =>
-      Appends.appendCustomMessageEntry(core, customType, content, display, details),
-    appendLabelChange: (targetId, label) =>
-      Resume.needing(core, [targetId], () => Appends.appendLabelChange(core, targetId, label)),
-    appendSessionInfo: (name) => Appends.appendSessionInfo(core, name),
-    branch: (id) => Resume.needing(core, [id], () => Branching.moveLeaf(core, id, "branch")),
-    resetLeaf: () => Branching.resetLeaf(core),
-    branchWithSummary: (fromId, summary, details, fromHook, usage) =>
-      Resume.needing(
-        core,
-        [fromId],
-        () => Branching.branchWithSummary(core, fromId, summary, details, fromHook, usage)
-      ),
-    createBranchedSession: (leafId) => Resume.whole(core, () => Branching.createBranchedSession(core, leafId)),
-    newSession: (options) => Branching.newSession(core, options),
-    flush: () => Persist.flush(core),
-    refresh: () => Persist.refresh(core),
-    withWriteLock: (effect) => Persist.withWriteLock(core, effect),
-    setIdentity: (identity) => Effect.sync(() => setIdentity(core, identity)),
-    rewrite: (label = "backup") =>
-      core.persist && core.ref !== undefined && !core.readOnly
-        ? Resume.whole(core, () => Rewrites.rewriteFromState(core, label))
-        : Effect.succeed([]),
-    resetTranscript: () => Resume.whole(core, () => resetTranscript(core))
-  }
-}
-
-/** Replaces the header (id, cwd) by rebuilding the state from its rows; the leaf is kept. */
-const setIdentity = (core: Core, identity: { readonly sessionId: string; readonly cwd: string }): boolean => {
-  core.cwd = identity.cwd
-  Resume.ensureFull(core)
-  const header = core.state.header
-  if (header === undefined || (header.id === identity.sessionId && header.cwd === identity.cwd)) return false
-  replaceHeader(core, { ...header, id: identity.sessionId, cwd: identity.cwd })
-  return true
-}
-
-const resetTranscript = (core: Core): Effect.Effect<string | undefined, WriteError | InvalidSessionFileError> =>
-  Effect.gen(function*() {
-    const header = core.state.header
-    if (!core.persist || core.ref === undefined || core.readOnly || header === undefined) return undefined
-    const ref = core.ref
-    const outcome = yield* Rewrites.resetFile(core)
-    if (!outcome.reset) {
-      return yield* new InvalidSessionFileError({
-        path: SessionRef.format(ref),
-        reason: "Refusing to reset session transcript: another writer added an assistant message since it was read"
-      })
-    }
-    startNew(core, [{ _tag: "Header", header }], ref)
-    return outcome.backup
-  })
 
 const resolveDir = (dir: string | undefined, cwd: string) =>
   dir === undefined ? SessionCatalog.defaultSessionDir(cwd) : Effect.succeed(dir)
