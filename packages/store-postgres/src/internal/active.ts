@@ -2,14 +2,14 @@
  * The bounded open (`TranscriptStore.loadActive`) of the PostgreSQL store, by queries: the
  * session's row with its stored summary (`StoreRows.activeSummary`, columns `active*` of
  * `branchlog_sessions`, schema version 2), the rows appended after the row it covers (caught up
- * into it), then only the rows it names, by primary key (`seq = ANY(…)`): the header, the
- * settings rows before the path, the active path from the last compaction's kept entry (or the
- * root) to the leaf, the latest `session_info`. Every statement after the first checks that the
- * generation is still the one the summary is of (a replace in between: a full load), so the
- * rows read are the rows of one generation up to one sequence number, whatever others write
+ * into it), then only the rows it names, one primary-key lookup each (`LATERAL … LIMIT 1`): the
+ * header, the settings rows before the path, the active path from the last compaction's kept entry
+ * (or the root) to the leaf, the latest `session_info`. Every statement after the first checks
+ * that the generation is still the one the summary is of (a replace in between: a full load), so
+ * the rows read are the rows of one generation up to one sequence number, whatever others write
  * meanwhile. Time and memory: the path and the rows appended since the last resume, not the
- * session. A missing, stale or damaged summary, rows it cannot fold, a torn last row: a full
- * load, which writes the summary again (unless read-only); it is never needed for correctness.
+ * session. A missing, stale or damaged summary, rows it cannot fold, a torn last row: a full load,
+ * which writes the summary again (unless read-only); it is never needed for correctness.
  */
 import { Line } from "@branchlog/session-core"
 import type * as SessionRef from "@branchlog/session-store/SessionRef"
