@@ -12,6 +12,9 @@ export * as MemoryFileSystem from "./MemoryFileSystem.js"
 /** The store conformance suite every backend runs (`Conformance.suite(backend)`). */
 export * as Conformance from "./testing/Conformance.js"
 
+/** What the bounded-open tests of every store compare (`answers`) and their seeded generator (`prng`). */
+export * as ResumeChecks from "./testing/ResumeChecks.js"
+
 /** One harness per backend: the services' layer plus an "external process" editing files. */
 export * as Harness from "./testing/Harness.js"
 

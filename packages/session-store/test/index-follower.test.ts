@@ -19,6 +19,7 @@ import * as SessionFiles from "../src/SessionFiles.js"
 import * as SessionManager from "../src/SessionManager.js"
 import type { External } from "../src/testing/Harness.js"
 import { cleanupTempRoots, harnesses, nodeHarness } from "../src/testing/Harness.js"
+import { answers } from "../src/testing/ResumeChecks.js"
 import { start } from "./support/children.js"
 
 afterAll(cleanupTempRoots)
@@ -70,14 +71,6 @@ const covered = (ext: External, file: string): { readonly size: number; readonly
   }
   return { size: summary.watermark.size, records }
 }
-
-const answers = (sm: SessionManager.SessionManager) => ({
-  leaf: sm.getLeafId(),
-  name: sm.getSessionName(),
-  labels: [...(sm.getBoundedState() ?? sm.getState()).labels].map(([t, l]) => [t, l.label, l.timestamp]).sort(),
-  header: sm.getHeader(),
-  context: JSON.parse(JSON.stringify(sm.buildSessionContext()))
-})
 
 /** The read-only resume's answers, the full open's, whether it was bounded and the bytes it read. */
 const both = (file: string) =>

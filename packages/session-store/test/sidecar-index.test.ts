@@ -18,6 +18,7 @@ import * as MemoryStore from "../src/MemoryStore.js"
 import * as SessionFiles from "../src/SessionFiles.js"
 import * as SessionManager from "../src/SessionManager.js"
 import { cleanupTempRoots, harnesses, nodeHarness } from "../src/testing/Harness.js"
+import { answers, prng } from "../src/testing/ResumeChecks.js"
 import { start } from "./support/children.js"
 
 afterAll(cleanupTempRoots)
@@ -26,15 +27,6 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const writer = path.join(here, "fixtures", "writer-child.ts")
 
 type Requirements = SessionManager.Requirements
-
-/** What must be equal: the leaf, the name, every label, the header, the context at the leaf. */
-const answers = (sm: SessionManager.SessionManager) => ({
-  leaf: sm.getLeafId(),
-  name: sm.getSessionName(),
-  labels: [...(sm.getBoundedState() ?? sm.getState()).labels].map(([t, l]) => [t, l.label, l.timestamp]).sort(),
-  header: sm.getHeader(),
-  context: JSON.parse(JSON.stringify(sm.buildSessionContext()))
-})
 
 /** The full open's answers and the bounded open's, and whether the bounded one stayed bounded. */
 const both = (file: string) =>
@@ -49,18 +41,6 @@ const both = (file: string) =>
     const got = answers(bounded)
     return { want: answers(full), got, bounded: bounded.isBounded() }
   })
-
-/** A small seeded generator (mulberry32). */
-const prng = (seed: number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const user = (text: string): AgentMessage.AgentMessage =>
   ({ role: "user", content: text, timestamp: 1 }) as unknown as AgentMessage.AgentMessage

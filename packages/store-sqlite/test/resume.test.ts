@@ -15,6 +15,7 @@ import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import * as StoreRouter from "@branchlog/session-store/StoreRouter"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
+import { ResumeChecks } from "@branchlog/session-store/testing"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
@@ -35,15 +36,6 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
 const layer = StoreRouter.layerNode([driver])
 
-/** What must be equal: the leaf, the name, every label, the header, the context at the leaf. */
-const answers = (sm: SessionManager.SessionManager) => ({
-  leaf: sm.getLeafId(),
-  name: sm.getSessionName(),
-  labels: [...(sm.getBoundedState() ?? sm.getState()).labels].map(([t, l]) => [t, l.label, l.timestamp]).sort(),
-  header: sm.getHeader(),
-  context: JSON.parse(JSON.stringify(sm.buildSessionContext()))
-})
-
 /** The full open's answers and the bounded open's, and whether the bounded one stayed bounded. */
 const both = (ref: string, options: { readonly readOnly?: boolean; readonly writeIndex?: boolean } = {}) =>
   Effect.gen(function*() {
@@ -54,20 +46,13 @@ const both = (ref: string, options: { readonly readOnly?: boolean; readonly writ
       readOnly: options.readOnly ?? true,
       writeIndex: options.writeIndex ?? true
     }).pipe(Effect.provide(IdSource.deterministic(7)))
-    return { want: answers(full), got: answers(bounded), bounded: bounded.isBounded(), manager: bounded }
+    return {
+      want: ResumeChecks.answers(full),
+      got: ResumeChecks.answers(bounded),
+      bounded: bounded.isBounded(),
+      manager: bounded
+    }
   })
-
-/** A small seeded generator (mulberry32). */
-const prng = (seed: number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const user = (text: string): AgentMessage.AgentMessage =>
   ({ role: "user", content: text, timestamp: 1 }) as unknown as AgentMessage.AgentMessage
@@ -149,7 +134,7 @@ describe("sqlite bounded open (resume)", () => {
         const db = path.join(fs.mkdtempSync(path.join(root, "random-")), "sessions.db")
         let boundedCount = 0
         for (let seed = 1; seed <= 5; seed++) {
-          const random = prng(seed)
+          const random = ResumeChecks.prng(seed)
           const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
           const created = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
           const ref = SessionRef.format(created.getSessionRef()!)
