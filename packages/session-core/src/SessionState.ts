@@ -288,7 +288,12 @@ export const rows = (state: SessionState): Array<Row> => {
   let next = 0
   const entriesUpTo = (count: number) => {
     for (; next < count; next++) {
-      out.push({ _tag: "Entry", entry: s.entries[next]!, line: s.entryLines[next]!, offset: s.entryOffsets[next]! })
+      out.push({
+        _tag: "Entry",
+        entry: s.entries[next]!,
+        line: s.entryLines.get(next),
+        offset: s.entryOffsets.get(next)
+      })
     }
   }
   for (const { row, before } of s.others) {
@@ -306,7 +311,7 @@ export const positionOf = (
 ): { readonly line: number; readonly offset: number } | undefined => {
   const s = mutable(state)
   const position = s.positions.get(id)
-  return position === undefined ? undefined : { line: s.entryLines[position]!, offset: s.entryOffsets[position]! }
+  return position === undefined ? undefined : { line: s.entryLines.get(position), offset: s.entryOffsets.get(position) }
 }
 
 /** The format version the header declares (absent ⇒ 1); `undefined` without a header. */

@@ -67,7 +67,7 @@ const extendIndex = (s: internal.MutableState, index: ChildIndex, include: (row:
   }
   for (let i = index.count; i < entries.length; i++) {
     if (!include(i)) continue
-    const parent = parents[i]!
+    const parent = parents.get(i)
     if (parent === -1) {
       if (index.rootsLast === -1) index.rootsFirst = i
       else index.next[index.rootsLast] = i
@@ -119,7 +119,7 @@ export const getBranch = (state: SessionState.SessionState, fromId?: string | nu
   const { entries, parents } = s
   const positions: Array<number> = []
   const limit = s.positions.size
-  for (let i = s.positions.get(start)!; i !== -1; i = parents[i]!) {
+  for (let i = s.positions.get(start)!; i !== -1; i = parents.get(i)) {
     positions.push(i)
     if (positions.length > limit) return pathBeforeCycle(s, positions)
   }

@@ -189,6 +189,34 @@ describe("SessionState: what it records", () => {
     expect(live.entries).toHaveLength(SessionState.fromRecords(lines).entries.length)
   })
 
+  it("clones past a column chunk (4,096 entries): positions, paths and a reshape on one side stay on that side", () => {
+    const lines = Line.parseText(Synthetic.toText(Synthetic.session({ entries: 10_000, seed: 5 })))
+    const live = SessionState.empty()
+    const copies: Array<{ readonly state: SessionState.SessionState; readonly upTo: number }> = []
+    for (const [i, line] of lines.entries()) {
+      SessionState.apply(live, line)
+      if (i === 4095 || i === 4096 || i === 8500) copies.push({ state: SessionState.clone(live), upTo: i + 1 })
+    }
+    // the first copy gets a row with an earlier entry's id: every parent position is recomputed there
+    const entries = lines.filter((line) => line._tag === "Entry")
+    const first = entries[0]!
+    const last = entries[entries.length - 1]!
+    const duplicate = Line.parse(JSON.stringify(user(first._tag === "Entry" ? first.entry.id : "", null)), 99_999, 1)
+    SessionState.apply(copies[0]!.state, duplicate)
+    const owns = [[duplicate], [], []]
+    for (const [k, copy] of copies.entries()) {
+      const fresh = SessionState.fromRecords(lines.slice(0, copy.upTo).concat(owns[k]!))
+      expect(SessionState.rows(copy.state)).toEqual(SessionState.rows(fresh))
+      expect(Tree.getBranch(copy.state)).toEqual(Tree.getBranch(fresh))
+      expect(Tree.getTree(copy.state)).toEqual(Tree.getTree(fresh))
+    }
+    const whole = SessionState.fromRecords(lines)
+    expect(SessionState.rows(live)).toEqual(SessionState.rows(whole))
+    expect(Tree.getBranch(live)).toEqual(Tree.getBranch(whole))
+    const lastId = last._tag === "Entry" ? last.entry.id : ""
+    expect(SessionState.positionOf(live, lastId)).toEqual(SessionState.positionOf(whole, lastId))
+  })
+
   it("applies rows one by one to the same result as a fold", () => {
     const rows = [header(), user("a", null), assistant("b", "a"), entry("custom", "c", "b", { customType: "t" })]
     const state = SessionState.empty()

@@ -1,10 +1,11 @@
 /**
  * The mutable representation behind `SessionState`, and the parent resolution that both the
  * reducer and the queries use. Entries are numbered by their position in `entries`; parents are
- * kept as positions (`parents[i]`, -1 for a root), so walking a branch costs no hashing.
+ * kept as positions (`parents.get(i)`, -1 for a root), so walking a branch costs no hashing.
  */
 import type { Entry, SessionHeader, SessionInfoEntry } from "../Entry.js"
 import type { CorruptLine, HeaderLine, Row } from "../Line.js"
+import { NumberColumn } from "./column.js"
 import { LayeredMap } from "./layeredMap.js"
 
 /** A label and the timestamp of the label entry that set it. */
@@ -26,8 +27,8 @@ export interface MutableState {
   headerLine: HeaderLine | undefined
   readonly entries: Array<Entry>
   /** Line number and byte offset of each entry, by position (kept apart: no object per row). */
-  readonly entryLines: Array<number>
-  readonly entryOffsets: Array<number>
+  readonly entryLines: NumberColumn
+  readonly entryOffsets: NumberColumn
   /** Every row that is not an entry, with the number of entries before it (its place in the file). */
   readonly others: Array<OtherRow>
   /** Position in `entries` of the entry each id names (the last row for a duplicate id). */
@@ -45,7 +46,7 @@ export interface MutableState {
   readonly extraHeaders: Array<HeaderLine>
   revision: number
   /** Logical parent position of each entry (-1: a root). Stale while `reshaped` is set. */
-  readonly parents: Array<number>
+  readonly parents: NumberColumn
   /** Ids that were named as parents before anything had them. */
   readonly forwardRefs: Set<string>
   /** A forward reference was resolved or a duplicate id replaced an entry: `parents` must be rebuilt. */
@@ -90,8 +91,8 @@ export const emptyState = (): MutableState => {
     header: undefined,
     headerLine: undefined,
     entries: [],
-    entryLines: [],
-    entryOffsets: [],
+    entryLines: new NumberColumn(),
+    entryOffsets: new NumberColumn(),
     others: [],
     positions: new LayeredMap(),
     duplicateIds: new Set(),
@@ -105,7 +106,7 @@ export const emptyState = (): MutableState => {
     corrupt: [],
     extraHeaders: [],
     revision: 0,
-    parents: [],
+    parents: new NumberColumn(),
     forwardRefs: new Set(),
     reshaped: false,
     shape: 0
@@ -116,14 +117,15 @@ export const emptyState = (): MutableState => {
 
 /**
  * A deep enough copy: later changes to either side do not reach the other. The two big indexes
- * (entries by id, labels) are forked copy-on-write; the arrays are copied (a memory copy each).
+ * (entries by id, labels) and the number columns (lines, offsets, parents) are forked
+ * copy-on-write; the entries and the small arrays are copied.
  */
 export const cloneState = (s: MutableState): MutableState => {
   const copy = {
     ...s,
     entries: [...s.entries],
-    entryLines: [...s.entryLines],
-    entryOffsets: [...s.entryOffsets],
+    entryLines: s.entryLines.fork(),
+    entryOffsets: s.entryOffsets.fork(),
     others: [...s.others],
     positions: s.positions.fork(),
     duplicateIds: new Set(s.duplicateIds),
@@ -133,7 +135,7 @@ export const cloneState = (s: MutableState): MutableState => {
     labels: s.labels.fork(),
     corrupt: [...s.corrupt],
     extraHeaders: [...s.extraHeaders],
-    parents: [...s.parents],
+    parents: s.parents.fork(),
     forwardRefs: new Set(s.forwardRefs)
   }
   ;(copy as { byId: ReadonlyMap<string, Entry> }).byId = new EntriesById(copy)
@@ -195,7 +197,7 @@ export const parentPositionAt = (state: MutableState, position: number, note = f
 export const settleParents = (state: MutableState): void => {
   if (!state.reshaped) return
   const { entries, parents } = state
-  for (let i = 0; i < entries.length; i++) parents[i] = parentPositionAt(state, i, true)
+  for (let i = 0; i < entries.length; i++) parents.set(i, parentPositionAt(state, i, true))
   state.reshaped = false
   state.shape += 1
 }
