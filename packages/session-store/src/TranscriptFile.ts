@@ -210,6 +210,19 @@ export interface TranscriptFileShape {
     ranges: ReadonlyArray<readonly [offset: number, length: number]>
   ) => Effect.Effect<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
+   * Hands the bytes `[offset, offset + length)` of a file to `onPiece`, in order, in pieces of at
+   * most `pieceSize` bytes all read into ONE buffer reused from piece to piece (a piece is valid
+   * only during its call: copy what is kept); fewer bytes when the file ends first. Gives how many
+   * bytes were read. What passes over a sidecar index's id filter without holding it.
+   */
+  readonly scanBytes: (
+    path: string,
+    offset: number,
+    length: number,
+    pieceSize: number,
+    onPiece: (piece: Uint8Array, at: number) => void
+  ) => Effect.Effect<number, FileNotFoundError | FileSystemError | NotRegularFileError>
+  /**
    * Writes a side file (a sidecar index) whole, from its pieces in order: a temporary file beside
    * it, renamed over it. No fsync and no backup: only for files that can be rebuilt from the transcript.
    */
@@ -272,11 +285,15 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
       total += n
     })
 
+  /** Bytes per read of a tail (through one buffer: a few pages of fresh memory, whatever the tail's length). */
+  const TAIL_CHUNK_SIZE = 64 * 1024
+
   const readFrom = (path: string, offset: number, options: { readonly firstLine?: number } = {}) => {
     let bytesRead = 0
     const read: Array<Line> = []
     const readOptions = {
       fromOffset: offset,
+      chunkSize: TAIL_CHUNK_SIZE,
       ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine })
     }
     return Lines.forEachChunk(backend, backend.resolve(path), withCeiling(readOptions), (n) => {
@@ -430,6 +447,21 @@ export const make: Effect.Effect<TranscriptFileShape, never, FileBackend> = Effe
           out.push(bytes)
         }
         return out
+      })),
+    scanBytes: (path, offset, length, pieceSize, onPiece) =>
+      Effect.scoped(Effect.gen(function*() {
+        const handle = yield* backend.openRead(backend.resolve(path))
+        const buffer = new Uint8Array(Math.max(1, Math.min(pieceSize, length)))
+        let done = 0
+        while (done < length) {
+          const want = Math.min(buffer.length, length - done)
+          const n = yield* handle.readInto(offset + done, want === buffer.length ? buffer : buffer.subarray(0, want))
+          total += n
+          if (n > 0) onPiece(buffer.subarray(0, n), offset + done)
+          done += n
+          if (n < want) break
+        }
+        return done
       })),
     writeSideFile: (path, pieces) =>
       Effect.gen(function*() {

@@ -319,6 +319,16 @@ export const probe = (filter: Uint32Array, h: number, set = false): boolean => {
   return true
 }
 
+/**
+ * The bit that probe `i` of a hash tests in a filter of `bits` bits (as {@link probe}): bit `k`
+ * of the filter is bit `k & 7` of its byte `k >>> 3` (the words are little endian).
+ */
+export const probeBit = (h: number, i: number, bits: number): number => {
+  const a = Math.floor(h / 0x100000) >>> 0
+  const b = (Math.imul(h % 0x100000, 0x9e3779b1) | 1) >>> 0
+  return ((a + Math.imul(i, b)) >>> 0) % bits
+}
+
 /** The row table from its bytes (`undefined` when its checksum is wrong). */
 export const decodeRows = (head: Head, bytes: Uint8Array): Uint8Array | undefined =>
   bytes.length === head.rowCount * ROW_BYTES && crc32(bytes) === head.crcRows ? bytes : undefined
