@@ -17,8 +17,9 @@ import { recorder, summarize } from "../index/build.js"
 import { catchUp } from "../index/catchup.js"
 import * as Follower from "../index/follower.js"
 import * as Format from "../index/format.js"
-import type { Head, RowRef, Summary } from "../index/format.js"
-import { idsOf, lazyIds, mergeIds } from "../index/ids.js"
+import type { RowRef } from "../index/format.js"
+import { applyLog, readIndex, rewrite } from "../index/file.js"
+import { idsOf, lazyIds } from "../index/ids.js"
 import * as Log from "../index/log.js"
 import { assemble } from "../index/view.js"
 import * as Watermark from "../index/watermark.js"
@@ -34,7 +35,7 @@ export const REWRITE_AFTER_BYTES = 1024 * 1024
 export const LOG_REWRITE_BYTES = 512 * 1024
 
 /** The most update log a reader reads. */
-export const MAX_LOG_BYTES = 8 * 1024 * 1024
+export { MAX_LOG_BYTES } from "../index/file.js"
 
 /** The most update log a writer appends to (past it, it leaves the index to the next writable resume, which rewrites it). */
 export const MAX_WRITER_LOG_BYTES = 1024 * 1024
@@ -48,47 +49,6 @@ const full = (loaded: Loaded): ActiveResult => ({ _tag: "Full", loaded })
 
 /** Whether this open may write the index (default: unless read-only). */
 const writes = (options: ActiveOptions): boolean => options.writeIndex ?? options.readOnly !== true
-
-/** Bytes of the update log read at first (more when it is longer). */
-const LOG_FIRST_READ = 16 * 1024
-
-/** The head, summary and update log of an index (`undefined`: missing, unreadable or damaged). */
-const readHead = (env: Env, index: string) =>
-  Effect.gen(function*() {
-    const [first] = yield* env.files.readRanges(index, [[0, Format.HEAD_BYTES]])
-    const length = Format.summaryLength(first!)
-    if (length === undefined) return undefined
-    // the head says where the base ends: the summary and the start of the log in one open
-    const baseEnd = Format.baseEndOf(first!)
-    const [summary, start] = yield* env.files.readRanges(index, [
-      [Format.HEAD_BYTES, length],
-      ...(baseEnd === undefined ? [] : [[baseEnd, LOG_FIRST_READ] as const])
-    ])
-    const head = Format.decodeHead(first!, summary!)
-    if (head === undefined) return undefined
-    let log = start ?? new Uint8Array(0)
-    while (log.length > 0 && log.length % LOG_FIRST_READ === 0 && log.length < MAX_LOG_BYTES) {
-      const [more] = yield* env.files.readRanges(index, [[head.baseEnd + log.length, log.length]])
-      if (more!.length === 0) break
-      const next = new Uint8Array(log.length + more!.length)
-      next.set(log, 0)
-      next.set(more!, log.length)
-      log = next
-    }
-    return { head, log }
-  }).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
-
-/** The base summary with the log's records applied in order (each one that follows on), their ids and rows. */
-const applyLog = (head: Head, bytes: Uint8Array) => {
-  const { applied, summary } = Log.applyAll(head.summary, Log.decode(bytes))
-  const ids: Array<number> = []
-  const rows: Array<Uint8Array> = []
-  for (const { record, rows: table } of applied) {
-    for (const h of record.ids) ids.push(h)
-    rows.push(table)
-  }
-  return { summary, ids, rows, bytes: bytes.length }
-}
 
 /** One full pass that folds the file and (unless told not to, or the file is torn) writes its index. */
 const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
@@ -137,33 +97,6 @@ const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
     return { _tag: "Full", loaded, index: index_ } satisfies ActiveResult
   })
 
-/** Rewrites the index whole: the base's rows and ids with those of the log and of the catch-up, the new summary. */
-const rewrite = (
-  env: Env,
-  index: string,
-  head: Head,
-  ids: Float64Array,
-  summary: Summary,
-  added: { readonly ids: ReadonlyArray<number>; readonly rows: ReadonlyArray<Uint8Array> }
-) =>
-  Effect.gen(function*() {
-    const [rows] = yield* env.files.readRanges(index, [[head.rowsAt, head.rowCount * Format.ROW_BYTES]])
-    const old = Format.decodeRows(head, rows!)
-    if (old === undefined) return
-    let size = old.length
-    for (const r of added.rows) size += r.length
-    const all = new Uint8Array(size)
-    all.set(old, 0)
-    let at = old.length
-    for (const r of added.rows) {
-      all.set(r, at)
-      at += r.length
-    }
-    const more = Float64Array.from(added.ids).sort()
-    yield* env.files.writeSideFile(index, Format.encode(summary, all, mergeIds(ids, more)))
-    return true
-  }).pipe(Effect.orElseSucceed(() => false))
-
 /** Reads rows by offset, each with the byte before it and its newline (near rows in one read). */
 const readRows = (env: Env, path: string, refs: ReadonlyArray<RowRef>) =>
   Effect.gen(function*() {
@@ -199,7 +132,7 @@ export const loadActive = (
 ): Effect.Effect<ActiveResult, StoreFailure> =>
   Effect.gen(function*() {
     const index = SessionFiles.indexName(env.keyOf(path))
-    const read = yield* readHead(env, index)
+    const read = yield* readIndex(env, index)
     if (read === undefined) return yield* build(env, path, index, options)
     const head = read.head
     const log = applyLog(head, read.log)
