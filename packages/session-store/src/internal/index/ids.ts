@@ -46,11 +46,10 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
   }
   /**
    * One pass over the filter and the bucket table through one small buffer, their crc32 checked:
-   * the bucket table and the hashes of `hashes` the filter may hold (`undefined`: damaged or unreadable).
+   * sets `absent[k]` for each hash `hashes[k]` the filter does not hold, and gives the bucket
+   * table (`undefined`: damaged or unreadable).
    */
-  const pass = (
-    hashes: ReadonlyArray<number>
-  ): { readonly buckets: Uint32Array; readonly maybe: Array<number> } | undefined => {
+  const pass = (hashes: Float64Array, absent: Uint8Array): Uint32Array | undefined => {
     const total = head.baseEnd - head.filterAt
     const bits = head.filterBytes * 8
     const pieceBits = FILTER_PIECE * 8
@@ -70,7 +69,7 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
     const order = new Uint32Array(probes)
     const fill = starts.slice(0, pieces)
     for (let j = 0; j < probes; j++) order[fill[Math.floor(bit[j]! / pieceBits)]!++] = j
-    const absent = new Uint8Array(hashes.length)
+    const found = new Uint8Array(hashes.length)
     const tableBytes = new Uint8Array((head.bucketCount + 1) * 8)
     let crc = 0
     const read = Effect.runSync(
@@ -83,7 +82,7 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
             const j = order[o]!
             const b = bit[j]!
             if (((piece[Math.floor(b / 8) - start] ?? 0) & (1 << (b & 7))) === 0) {
-              absent[Math.floor(j / Format.FILTER_PROBES)] = 1
+              found[Math.floor(j / Format.FILTER_PROBES)] = 1
             }
           }
         }
@@ -93,12 +92,8 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
       }).pipe(Effect.orElseSucceed(() => -1))
     )
     if (read !== total || crc !== head.crcFilter) return undefined
-    const maybe: Array<number> = []
-    for (let k = 0; k < hashes.length; k++) {
-      if (absent[k] === 0) maybe.push(hashes[k]!)
-      else answers.set(hashes[k]!, false)
-    }
-    return { buckets: new Uint32Array(tableBytes.buffer), maybe }
+    absent.set(found)
+    return new Uint32Array(tableBytes.buffer)
   }
   /** Answers for hashes the filter may hold, from their buckets (near buckets in one read). */
   const fromBuckets = (buckets: Uint32Array, hashes: ReadonlyArray<number>): void => {
@@ -133,39 +128,72 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
       }
     })
   }
-  /** Answers for these hashes: from the filter when it is held, else in one pass over it. */
+  // the answers to one batch (a catch-up's ids): its hashes sorted, and which of them the filter does not hold
+  let batch: Float64Array | undefined
+  let batchAbsent: Uint8Array | undefined
+  /** `false` when the batch answered that the session does not hold `h`, `undefined` when the batch did not ask. */
+  const fromBatch = (h: number): boolean | undefined => {
+    if (batch === undefined) return undefined
+    let lo = 0
+    let hi = batch.length - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      const v = batch[mid]!
+      if (v === h) return batchAbsent![mid] === 1 ? false : undefined
+      if (v < h) lo = mid + 1
+      else hi = mid - 1
+    }
+    return undefined
+  }
+  /**
+   * Answers for a batch of hashes (a catch-up's ids): from the filter when it is held, else in one
+   * pass over it; the few it may hold, from their buckets.
+   */
   const prefetch = (hashes: ReadonlyArray<number>): void => {
-    const todo = [...new Set(hashes.filter((h) => !answers.has(h) && !logged.has(h)))]
-    if (todo.length === 0 || filter === undefined) return
+    if (filter === undefined || hashes.length === 0) return
+    const sorted = Float64Array.from(hashes).sort()
+    let n = 0
+    for (let i = 0; i < sorted.length; i++) {
+      const h = sorted[i]!
+      if ((n === 0 || sorted[n - 1] !== h) && (logged.size === 0 || !logged.has(h))) sorted[n++] = h
+    }
+    const todo = sorted.subarray(0, n)
+    const absent = new Uint8Array(n)
+    let buckets: Uint32Array | undefined
     if (filter !== null) {
-      const held = filter
-      const maybe = todo.filter((h) => {
-        if (Format.probe(held.filter, h)) return true
-        answers.set(h, false)
-        return false
-      })
-      return fromBuckets(held.buckets, maybe)
+      for (let k = 0; k < n; k++) if (!Format.probe(filter.filter, todo[k]!)) absent[k] = 1
+      buckets = filter.buckets
+    } else {
+      buckets = pass(todo, absent)
+      if (buckets === undefined) {
+        // damaged or unreadable: every question goes to the id set
+        filter = undefined
+        return
+      }
     }
-    const checked = pass(todo)
-    if (checked === undefined) {
-      // damaged or unreadable: every question goes to the id set
-      filter = undefined
-      return
-    }
-    fromBuckets(checked.buckets, checked.maybe)
+    const maybe: Array<number> = []
+    for (let k = 0; k < n; k++) if (absent[k] === 0 && !answers.has(todo[k]!)) maybe.push(todo[k]!)
+    fromBuckets(buckets, maybe)
+    batch = todo
+    batchAbsent = absent
   }
   return {
     set,
     prefetch,
     mayHave: (h: number): boolean => {
-      if (logged.has(h)) return true
-      const known = answers.get(h)
+      if (logged.size > 0 && logged.has(h)) return true
+      const known = answers.get(h) ?? fromBatch(h)
       if (known !== undefined) return known
-      if (loadFilter() === undefined) {
+      const held = loadFilter()
+      if (held === undefined) {
         const all = set()
         return all === undefined || Format.hasHash(all, h)
       }
-      prefetch([h])
+      if (!Format.probe(held.filter, h)) {
+        answers.set(h, false)
+        return false
+      }
+      fromBuckets(held.buckets, [h])
       return answers.get(h) ?? true
     }
   }

@@ -142,10 +142,14 @@ export const loadActive = (
     if (change._tag === "Replaced") return yield* build(env, path, index, options)
     const ids = lazyIds(env, index, head, log.ids)
     let snapshot = Watermark.toSnapshot(env.files.resolve(path), summary.watermark)
-    let batch: Set<number> | undefined
+    // the caught-up rows' id hashes (sorted), for the minted ids' question
+    let batch: Float64Array | undefined
     let bytesRead = 0
-    // the rows caught up in this open, by line: not read a second time
-    const fresh = new Map<number, Line.ParsedLine>()
+    // the rows caught up in this open, by line (from `firstFresh`): not read a second time
+    let fresh: ReadonlyArray<Line.ParsedLine> = []
+    const firstFresh = summary.lineCount + 1
+    const freshAt = (line: number): Line.ParsedLine | undefined =>
+      line >= firstFresh ? fresh[line - firstFresh] : undefined
     // what the index on disk holds (base and log), and what this open knows beyond it
     let written = summary
     let logBytes = log.bytes
@@ -178,7 +182,7 @@ export const loadActive = (
       ids.prefetch(idsOf(parsed).map(Format.hash52))
       const caught = catchUp(summary, tail.lines, parsed, (id) => ids.mayHave(Format.hash52(id)))
       if (caught === undefined) return yield* build(env, path, index, options)
-      for (const p of parsed) fresh.set(p.line, p)
+      fresh = parsed
       const after = yield* env.snapshots.capture(path, { upTo: tail.endOffset })
       if (Option.isNone(after) || after.value.size !== tail.endOffset) return yield* build(env, path, index, options)
       snapshot = after.value
@@ -187,9 +191,11 @@ export const loadActive = (
       if (wm === undefined) return yield* build(env, path, index, options)
       summary = { ...caught.summary, watermark: wm }
       const caughtIds = caught.tables.ids.subarray(0, caught.tables.idCount)
-      batch = new Set(caughtIds)
-      extra.ids = Array.from(caughtIds)
-      extra.rows = [caught.tables.rowBytes()]
+      batch = caughtIds
+      if (writes(options)) {
+        extra.ids = Array.from(caughtIds)
+        extra.rows = [caught.tables.rowBytes()]
+      }
       if (writes(options)) {
         const caughtBytes = tail.endOffset - written.watermark.size
         if (
@@ -219,10 +225,10 @@ export const loadActive = (
     if (!summary.bounded) return full(yield* load(env, path, { ...options, cache: false }))
     const s = summary
     const refs = [s.header!, ...s.before, ...s.segment, ...(s.sessionInfo === null ? [] : [s.sessionInfo])]
-    const texts = yield* readRows(env, path, refs.filter((r) => !fresh.has(r.line)))
+    const texts = yield* readRows(env, path, refs.filter((r) => freshAt(r.line) === undefined))
     for (const t of texts.values()) bytesRead += t === undefined ? 0 : t.length
     const parse = (r: RowRef): Line.ParsedLine | undefined => {
-      const caughtUp = fresh.get(r.line)
+      const caughtUp = freshAt(r.line)
       if (caughtUp !== undefined) return caughtUp.offset === r.offset ? caughtUp : undefined
       const text = texts.get(r)
       return text === undefined ? undefined : OversizedLine.parse(
@@ -250,7 +256,7 @@ export const loadActive = (
       sessionInfo: info?.entry as Entry.SessionInfoEntry | undefined
     })
     const end = { line: s.lineCount, offset: s.watermark.size }
-    const known = batch
+    let known: Float64Array | undefined
     const active: ActiveLoaded = {
       _tag: "Active",
       state: view.state,
@@ -262,7 +268,8 @@ export const loadActive = (
       report: { ...emptyReport, corrupt: s.corrupt, bytesRead },
       mayHaveId: (id) => {
         const h = Format.hash52(id)
-        return known?.has(h) === true || ids.mayHave(h)
+        if (batch !== undefined && known === undefined) known = Float64Array.from(batch).sort()
+        return (known !== undefined && Format.hasHash(known, h)) || ids.mayHave(h)
       },
       loadRest: reload(env, path, options.cwd),
       ...(options.readOnly === true || !writes(options) ? {} : {
