@@ -202,9 +202,15 @@ export const lines = (
     Effect.map(backend.openRead(path), (handle) =>
       Stream.paginateChunkEffect(initialState(options), (state) =>
         Effect.map(
-          step(path, (position) => handle.read(position, chunkSizeOf(options)), maxOf(options), state, onRead),
-          ([lines, next]) =>
-            [Chunk.unsafeFromArray(lines), next] as const
+          step(
+            path,
+            (position) =>
+              handle.read(position, chunkSizeOf(options)),
+            maxOf(options),
+            state,
+            onRead
+          ),
+          ([lines, next]) => [Chunk.unsafeFromArray(lines), next] as const
         )))
   )
 
@@ -224,8 +230,7 @@ export const forEachChunk = (
 ): Effect.Effect<void, FileNotFoundError | FileSystemError | NotRegularFileError> =>
   Effect.scoped(Effect.flatMap(backend.openRead(path), (handle) => {
     const buffer = Buffer.allocUnsafe(chunkSizeOf(options))
-    const read = (position: number) =>
-      Effect.map(handle.readInto(position, buffer), (n) => buffer.subarray(0, n))
+    const read = (position: number) => Effect.map(handle.readInto(position, buffer), (n) => buffer.subarray(0, n))
     const max = maxOf(options)
     const loop = (state: State): Effect.Effect<void, FileSystemError> =>
       Effect.flatMap(step(path, read, max, state, onRead), ([lines, next]) => {

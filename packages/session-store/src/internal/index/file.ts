@@ -81,4 +81,3 @@ export const rewrite = (
     yield* env.files.writeSideFile(index, Format.encode(summary, all, mergeIds(ids, more)))
     return true
   }).pipe(Effect.orElseSucceed(() => false))
-
