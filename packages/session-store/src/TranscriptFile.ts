@@ -209,6 +209,19 @@ export interface TranscriptFileShape {
     ranges: ReadonlyArray<readonly [offset: number, length: number]>
   ) => Effect.Effect<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
+   * Hands the bytes `[offset, offset + length)` of a file to `onPiece`, in order, in pieces of at
+   * most `pieceSize` bytes all read into ONE buffer reused from piece to piece (a piece is valid
+   * only during its call: copy what is kept); fewer bytes when the file ends first. Gives how many
+   * bytes were read. What passes over a sidecar index's id filter without holding it.
+   */
+  readonly scanBytes: (
+    path: string,
+    offset: number,
+    length: number,
+    pieceSize: number,
+    onPiece: (piece: Uint8Array, at: number) => void
+  ) => Effect.Effect<number, FileNotFoundError | FileSystemError | NotRegularFileError>
+  /**
    * Writes a side file (a sidecar index) whole, from its pieces in order: a temporary file beside
    * it, renamed over it. No fsync and no backup: only for files that can be rebuilt from the transcript.
    */

@@ -178,6 +178,48 @@ for (const harness of harnesses) {
       }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
     }, 120_000)
 
+    it.live(
+      "a writer whose log would pass its bound writes a new base instead: the index keeps covering the file",
+      () => {
+        const { dir, ext, layer } = harness.make()
+        return Effect.gen(function*() {
+          const file = yield* session(dir, 10)
+          yield* SessionManager.resume(file)
+          const sm = yield* SessionManager.resume(file)
+          const index = SessionFiles.indexName(file)
+          const logBytes = () => {
+            const bytes = ext.read(index)!
+            const length = Format.summaryLength(bytes.subarray(0, Format.HEAD_BYTES))!
+            const head = Format.decodeHead(
+              bytes.subarray(0, Format.HEAD_BYTES),
+              bytes.subarray(Format.HEAD_BYTES, Format.HEAD_BYTES + length)
+            )!
+            return bytes.length - head.baseEnd
+          }
+          // holds of 1,200 rows: a record of about 145 KB each, past the writer's 1 MiB of log at the 8th
+          let longest = 0
+          for (let hold = 0; hold < 9; hold++) {
+            yield* sm.withWriteLock(Effect.gen(function*() {
+              for (let i = 0; i < 1200; i++) yield* sm.appendMessage(user(`h${hold} ${i}`))
+            }))
+            longest = Math.max(longest, logBytes())
+            expect(covered(ext, file)?.size).toBe(ext.read(file)!.length)
+          }
+          expect(longest).toBeGreaterThan(900 * 1024)
+          const now = covered(ext, file)!
+          expect(now.records).toBeLessThan(3)
+          expect(logBytes()).toBeLessThan(longest / 3)
+          const { bounded, got, want } = yield* both(file)
+          expect(got).toEqual(want)
+          expect(bounded).toBe(true)
+          // and it goes on following after the new base
+          yield* sm.appendMessage(user("after the new base"))
+          expect(covered(ext, file)).toEqual({ size: ext.read(file)!.length, records: now.records + 1 })
+        }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
+      },
+      120_000
+    )
+
     it.live("a writer whose resume built the index (a full open) keeps it current too", () => {
       const { dir, ext, layer } = harness.make()
       return Effect.gen(function*() {

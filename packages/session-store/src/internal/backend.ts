@@ -38,6 +38,11 @@ export interface LinkInfo {
 export interface ReadHandle {
   /** Reads up to `length` bytes at `position`; an empty result means end of file. */
   readonly read: (position: number, length: number) => Effect.Effect<Uint8Array, FileSystemError>
+  /**
+   * Reads up to `into.length` bytes at `position` into `into` (a buffer the caller reuses from
+   * read to read: no fresh memory per read); gives how many, fewer only at the end of file.
+   */
+  readonly readInto: (position: number, into: Uint8Array) => Effect.Effect<number, FileSystemError>
 }
 
 /** A file opened for sequential writes (a rewrite's temporary file). */

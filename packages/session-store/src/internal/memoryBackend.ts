@@ -95,7 +95,16 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
             read: (position: number, length: number) =>
               Effect.sync(() =>
                 inode.data.slice(Math.min(position, inode.size), Math.min(position + length, inode.size))
-              )
+              ),
+            readInto: (position: number, into: Uint8Array) =>
+              Effect.sync(() => {
+                const piece = inode.data.subarray(
+                  Math.min(position, inode.size),
+                  Math.min(position + into.length, inode.size)
+                )
+                into.set(piece, 0)
+                return piece.length
+              })
           }
         },
         catch: readFailure(path, "open")

@@ -20,6 +20,7 @@ import {
   orNotFound,
   readFailure,
   readFully,
+  readFullyInto,
   syncDirectory,
   toStat,
   writeFully
@@ -117,6 +118,11 @@ export const make = (
         read: (position: number, length: number) =>
           Effect.try({
             try: () => readFully(fd, length, position),
+            catch: (e) => fsError(path, "read", e, position)
+          }),
+        readInto: (position: number, into: Uint8Array) =>
+          Effect.try({
+            try: () => readFullyInto(fd, into, position),
             catch: (e) => fsError(path, "read", e, position)
           })
       }))),

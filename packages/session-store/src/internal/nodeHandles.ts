@@ -75,6 +75,17 @@ export const readFully = (fd: number, length: number, position: number): Uint8Ar
   return buffer.subarray(0, read)
 }
 
+/** Reads up to `into.length` bytes at `position` into `into`; gives how many (fewer at the end of the file). */
+export const readFullyInto = (fd: number, into: Uint8Array, position: number): number => {
+  let read = 0
+  while (read < into.length) {
+    const n = fs.readSync(fd, into, read, into.length - read, position + read)
+    if (n === 0) break
+    read += n
+  }
+  return read
+}
+
 /** Syncs a folder's entries (ignored where the platform refuses). */
 export const syncDirectory = (dir: string): void => {
   let fd: number | undefined

@@ -53,11 +53,15 @@ export const makeService = (backend: Backend, ceiling: number | undefined): Tran
       total += n
     })
 
+  /** Bytes per read of a tail (through one buffer: a few pages of fresh memory, whatever the tail's length). */
+  const TAIL_CHUNK_SIZE = 64 * 1024
+
   const readFrom = (path: string, offset: number, options: { readonly firstLine?: number } = {}) => {
     let bytesRead = 0
     const read: Array<Line> = []
     const readOptions = {
       fromOffset: offset,
+      chunkSize: TAIL_CHUNK_SIZE,
       ...(options.firstLine === undefined ? {} : { firstLine: options.firstLine })
     }
     return Lines.forEachChunk(backend, backend.resolve(path), withCeiling(readOptions), (n) => {
@@ -211,6 +215,21 @@ export const makeService = (backend: Backend, ceiling: number | undefined): Tran
           out.push(bytes)
         }
         return out
+      })),
+    scanBytes: (path, offset, length, pieceSize, onPiece) =>
+      Effect.scoped(Effect.gen(function*() {
+        const handle = yield* backend.openRead(backend.resolve(path))
+        const buffer = new Uint8Array(Math.max(1, Math.min(pieceSize, length)))
+        let done = 0
+        while (done < length) {
+          const want = Math.min(buffer.length, length - done)
+          const n = yield* handle.readInto(offset + done, want === buffer.length ? buffer : buffer.subarray(0, want))
+          total += n
+          if (n > 0) onPiece(buffer.subarray(0, n), offset + done)
+          done += n
+          if (n < want) break
+        }
+        return done
       })),
     writeSideFile: (path, pieces) =>
       Effect.gen(function*() {

@@ -253,7 +253,11 @@ export const summarize = (built: Built): Summary => {
     segment: segment.map((r) => ({ entry: entryAt(state, r), line: r.line, offset: r.offset })),
     sessionInfo: info
   })
-  if (!sameAnswers(state, SessionContext.buildSessionContext(state), view.state, contextOf(view))) {
+  // the full context from the path already walked (`buildSessionContext` would walk it again)
+  const fullContext = state.leafId !== null && state.byId.has(state.leafId)
+    ? SessionContext.fromPath(state, path)
+    : SessionContext.buildSessionContext(state)
+  if (!sameAnswers(state, fullContext, view.state, contextOf(view))) {
     return unbounded("the bounded view differs")
   }
   return summary

@@ -5,9 +5,11 @@
  * (`catchUp`, the ids being the writer's own, fresh by construction) and ONE record is appended to
  * the index's update log (`log.ts`), from the watermark the index reached to the one after the
  * writer's rows. Anything unusual (rows that do not follow on from what the index covers: another
- * writer's rows caught up first, a rewrite, a torn tail; a row the summary cannot fold; a log past
- * its bound; a failed write) stops the following for good: the next resume catches up from the
- * transcript, as after a foreign append. Never fails, never needed for correctness.
+ * writer's rows caught up first, a rewrite, a torn tail; a row the summary cannot fold; a failed
+ * write) stops the following for good: the next resume catches up from the transcript, as after a
+ * foreign append. A record that would take the log past its bound is written as a new base
+ * instead (the index rewritten whole, the log folded in), so that a long-lived writer keeps the
+ * index covering the file however much it writes. Never fails, never needed for correctness.
  */
 import { Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
@@ -16,7 +18,9 @@ import { fromCursor } from "../jsonl/cursor.js"
 import type { Env } from "../jsonl/env.js"
 import { rowId } from "../store/rows.js"
 import { catchUp } from "./catchup.js"
+import * as File from "./file.js"
 import type { Summary } from "./format.js"
+import { lazyIds } from "./ids.js"
 import * as Log from "./log.js"
 import * as Watermark from "./watermark.js"
 
@@ -87,6 +91,24 @@ export const make = (start: Start): Follower => {
       : undefined
     return known === undefined ? Watermark.capture(env, path, end) : Effect.succeed(known)
   }
+  /**
+   * Rewrites the index whole with `current` as its summary, when the index on disk (its base and
+   * every record of its log that follows on) is still exactly what this follower extends
+   * (`written`): its rows and ids, and this follower's (`table`, `ids`). `false` when it is not.
+   */
+  const rebase = (table: Uint8Array) =>
+    Effect.gen(function*() {
+      const read = yield* File.readIndex(env, index)
+      if (read === undefined) return false
+      const log = File.applyLog(read.head, read.log)
+      if (!Log.sameWatermark(log.summary.watermark, written.watermark)) return false
+      const set = lazyIds(env, index, read.head, []).set()
+      if (set === undefined) return false
+      return yield* File.rewrite(env, index, read.head, set, current, {
+        ids: [...log.ids, ...ids],
+        rows: [...log.rows, table]
+      })
+    })
   const write = (cursor: Cursor | undefined) =>
     Effect.suspend(() => {
       if (!alive || (texts.length === 0 && Log.sameWatermark(written.watermark, current.watermark))) return Effect.void
@@ -128,9 +150,14 @@ export const make = (start: Start): Follower => {
         }
         const record = Log.encode(Log.diff(written, current, ids, table))
         const bytes = Buffer.byteLength(record) + 1
-        if (logBytes + bytes > start.maxLogBytes) return stop()
-        yield* env.files.append(index, [record], { create: false })
-        logBytes += bytes
+        if (logBytes + bytes > start.maxLogBytes) {
+          // the log would pass its bound: the base, the log and these rows folded into a new base
+          if (!(yield* rebase(table))) return stop()
+          logBytes = 0
+        } else {
+          yield* env.files.append(index, [record], { create: false })
+          logBytes += bytes
+        }
         written = current
         ids = []
         rows = []

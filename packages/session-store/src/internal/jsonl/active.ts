@@ -15,10 +15,11 @@ import type { ActiveLoaded, ActiveOptions, ActiveResult, Loaded, StoreFailure } 
 import { emptyReport } from "../../TranscriptStore.js"
 import { recorder, summarize } from "../index/build.js"
 import { catchUp } from "../index/catchup.js"
+import { applyLog, readIndex, rewrite } from "../index/file.js"
 import * as Follower from "../index/follower.js"
 import * as Format from "../index/format.js"
-import type { Head, RowRef, Summary } from "../index/format.js"
-import { idsOf, lazyIds, mergeIds } from "../index/ids.js"
+import type { RowRef } from "../index/format.js"
+import { idsOf, lazyIds } from "../index/ids.js"
 import * as Log from "../index/log.js"
 import { assemble } from "../index/view.js"
 import * as Watermark from "../index/watermark.js"
@@ -34,7 +35,7 @@ export const REWRITE_AFTER_BYTES = 1024 * 1024
 export const LOG_REWRITE_BYTES = 512 * 1024
 
 /** The most update log a reader reads. */
-export const MAX_LOG_BYTES = 8 * 1024 * 1024
+export { MAX_LOG_BYTES } from "../index/file.js"
 
 /** The most update log a writer appends to (past it, it leaves the index to the next writable resume, which rewrites it). */
 export const MAX_WRITER_LOG_BYTES = 1024 * 1024
@@ -48,47 +49,6 @@ const full = (loaded: Loaded): ActiveResult => ({ _tag: "Full", loaded })
 
 /** Whether this open may write the index (default: unless read-only). */
 const writes = (options: ActiveOptions): boolean => options.writeIndex ?? options.readOnly !== true
-
-/** Bytes of the update log read at first (more when it is longer). */
-const LOG_FIRST_READ = 16 * 1024
-
-/** The head, summary and update log of an index (`undefined`: missing, unreadable or damaged). */
-const readHead = (env: Env, index: string) =>
-  Effect.gen(function*() {
-    const [first] = yield* env.files.readRanges(index, [[0, Format.HEAD_BYTES]])
-    const length = Format.summaryLength(first!)
-    if (length === undefined) return undefined
-    // the head says where the base ends: the summary and the start of the log in one open
-    const baseEnd = Format.baseEndOf(first!)
-    const [summary, start] = yield* env.files.readRanges(index, [
-      [Format.HEAD_BYTES, length],
-      ...(baseEnd === undefined ? [] : [[baseEnd, LOG_FIRST_READ] as const])
-    ])
-    const head = Format.decodeHead(first!, summary!)
-    if (head === undefined) return undefined
-    let log = start ?? new Uint8Array(0)
-    while (log.length > 0 && log.length % LOG_FIRST_READ === 0 && log.length < MAX_LOG_BYTES) {
-      const [more] = yield* env.files.readRanges(index, [[head.baseEnd + log.length, log.length]])
-      if (more!.length === 0) break
-      const next = new Uint8Array(log.length + more!.length)
-      next.set(log, 0)
-      next.set(more!, log.length)
-      log = next
-    }
-    return { head, log }
-  }).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
-
-/** The base summary with the log's records applied in order (each one that follows on), their ids and rows. */
-const applyLog = (head: Head, bytes: Uint8Array) => {
-  const { applied, summary } = Log.applyAll(head.summary, Log.decode(bytes))
-  const ids: Array<number> = []
-  const rows: Array<Uint8Array> = []
-  for (const { record, rows: table } of applied) {
-    for (const h of record.ids) ids.push(h)
-    rows.push(table)
-  }
-  return { summary, ids, rows, bytes: bytes.length }
-}
 
 /** One full pass that folds the file and (unless told not to, or the file is torn) writes its index. */
 const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
@@ -137,33 +97,6 @@ const build = (env: Env, path: string, index: string, options: ActiveOptions) =>
     return { _tag: "Full", loaded, index: index_ } satisfies ActiveResult
   })
 
-/** Rewrites the index whole: the base's rows and ids with those of the log and of the catch-up, the new summary. */
-const rewrite = (
-  env: Env,
-  index: string,
-  head: Head,
-  ids: Float64Array,
-  summary: Summary,
-  added: { readonly ids: ReadonlyArray<number>; readonly rows: ReadonlyArray<Uint8Array> }
-) =>
-  Effect.gen(function*() {
-    const [rows] = yield* env.files.readRanges(index, [[head.rowsAt, head.rowCount * Format.ROW_BYTES]])
-    const old = Format.decodeRows(head, rows!)
-    if (old === undefined) return
-    let size = old.length
-    for (const r of added.rows) size += r.length
-    const all = new Uint8Array(size)
-    all.set(old, 0)
-    let at = old.length
-    for (const r of added.rows) {
-      all.set(r, at)
-      at += r.length
-    }
-    const more = Float64Array.from(added.ids).sort()
-    yield* env.files.writeSideFile(index, Format.encode(summary, all, mergeIds(ids, more)))
-    return true
-  }).pipe(Effect.orElseSucceed(() => false))
-
 /** Reads rows by offset, each with the byte before it and its newline (near rows in one read). */
 const readRows = (env: Env, path: string, refs: ReadonlyArray<RowRef>) =>
   Effect.gen(function*() {
@@ -199,7 +132,7 @@ export const loadActive = (
 ): Effect.Effect<ActiveResult, StoreFailure> =>
   Effect.gen(function*() {
     const index = SessionFiles.indexName(env.keyOf(path))
-    const read = yield* readHead(env, index)
+    const read = yield* readIndex(env, index)
     if (read === undefined) return yield* build(env, path, index, options)
     const head = read.head
     const log = applyLog(head, read.log)
@@ -209,10 +142,14 @@ export const loadActive = (
     if (change._tag === "Replaced") return yield* build(env, path, index, options)
     const ids = lazyIds(env, index, head, log.ids)
     let snapshot = Watermark.toSnapshot(env.files.resolve(path), summary.watermark)
-    let batch: Set<number> | undefined
+    // the caught-up rows' id hashes (sorted), for the minted ids' question
+    let batch: Float64Array | undefined
     let bytesRead = 0
-    // the rows caught up in this open, by line: not read a second time
-    const fresh = new Map<number, Line.ParsedLine>()
+    // the rows caught up in this open, by line (from `firstFresh`): not read a second time
+    let fresh: ReadonlyArray<Line.ParsedLine> = []
+    const firstFresh = summary.lineCount + 1
+    const freshAt = (line: number): Line.ParsedLine | undefined =>
+      line >= firstFresh ? fresh[line - firstFresh] : undefined
     // what the index on disk holds (base and log), and what this open knows beyond it
     let written = summary
     let logBytes = log.bytes
@@ -245,7 +182,7 @@ export const loadActive = (
       ids.prefetch(idsOf(parsed).map(Format.hash52))
       const caught = catchUp(summary, tail.lines, parsed, (id) => ids.mayHave(Format.hash52(id)))
       if (caught === undefined) return yield* build(env, path, index, options)
-      for (const p of parsed) fresh.set(p.line, p)
+      fresh = parsed
       const after = yield* env.snapshots.capture(path, { upTo: tail.endOffset })
       if (Option.isNone(after) || after.value.size !== tail.endOffset) return yield* build(env, path, index, options)
       snapshot = after.value
@@ -254,9 +191,11 @@ export const loadActive = (
       if (wm === undefined) return yield* build(env, path, index, options)
       summary = { ...caught.summary, watermark: wm }
       const caughtIds = caught.tables.ids.subarray(0, caught.tables.idCount)
-      batch = new Set(caughtIds)
-      extra.ids = Array.from(caughtIds)
-      extra.rows = [caught.tables.rowBytes()]
+      batch = caughtIds
+      if (writes(options)) {
+        extra.ids = Array.from(caughtIds)
+        extra.rows = [caught.tables.rowBytes()]
+      }
       if (writes(options)) {
         const caughtBytes = tail.endOffset - written.watermark.size
         if (
@@ -286,10 +225,10 @@ export const loadActive = (
     if (!summary.bounded) return full(yield* load(env, path, { ...options, cache: false }))
     const s = summary
     const refs = [s.header!, ...s.before, ...s.segment, ...(s.sessionInfo === null ? [] : [s.sessionInfo])]
-    const texts = yield* readRows(env, path, refs.filter((r) => !fresh.has(r.line)))
+    const texts = yield* readRows(env, path, refs.filter((r) => freshAt(r.line) === undefined))
     for (const t of texts.values()) bytesRead += t === undefined ? 0 : t.length
     const parse = (r: RowRef): Line.ParsedLine | undefined => {
-      const caughtUp = fresh.get(r.line)
+      const caughtUp = freshAt(r.line)
       if (caughtUp !== undefined) return caughtUp.offset === r.offset ? caughtUp : undefined
       const text = texts.get(r)
       return text === undefined ? undefined : OversizedLine.parse(
@@ -317,7 +256,7 @@ export const loadActive = (
       sessionInfo: info?.entry as Entry.SessionInfoEntry | undefined
     })
     const end = { line: s.lineCount, offset: s.watermark.size }
-    const known = batch
+    let known: Float64Array | undefined
     const active: ActiveLoaded = {
       _tag: "Active",
       state: view.state,
@@ -329,7 +268,8 @@ export const loadActive = (
       report: { ...emptyReport, corrupt: s.corrupt, bytesRead },
       mayHaveId: (id) => {
         const h = Format.hash52(id)
-        return known?.has(h) === true || ids.mayHave(h)
+        if (batch !== undefined && known === undefined) known = Float64Array.from(batch).sort()
+        return (known !== undefined && Format.hasHash(known, h)) || ids.mayHave(h)
       },
       loadRest: reload(env, path, options.cwd),
       ...(options.readOnly === true || !writes(options) ? {} : {
