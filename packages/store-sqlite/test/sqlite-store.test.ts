@@ -209,10 +209,12 @@ describe("SqliteStore", () => {
           ([id, ms]) => create(store, SqliteStore.ref(file, id), [header(id), at(id, ms)])
         )
       )
-      // back to the schema of version 1: no index, no summary columns, no record of migrations 2 and 3
+      // back to the schema of version 1: no index, no summary columns, no removal count, no record
+      // of migrations 2 to 4
       const v1 = new Database(file)
       v1.exec(
-        `DROP INDEX sessions_listing; DELETE FROM effect_sql_migrations WHERE migration_id IN (2, 3);
+        `DROP INDEX sessions_listing; DELETE FROM effect_sql_migrations WHERE migration_id IN (2, 3, 4);
+         DROP TRIGGER sessions_removed; DROP TABLE counters;
          ALTER TABLE sessions DROP COLUMN active; ALTER TABLE sessions DROP COLUMN active_filter;
          ALTER TABLE sessions DROP COLUMN active_generation; ALTER TABLE sessions DROP COLUMN active_seq`
       )
@@ -232,7 +234,7 @@ describe("SqliteStore", () => {
       ).all() as Array<{ detail: string }>
       const version = db.prepare("SELECT max(migration_id) FROM effect_sql_migrations").pluck().get()
       db.close()
-      expect(version).toBe(3)
+      expect(version).toBe(4)
       expect(plan.map((step) => step.detail).join("; ")).toContain("USING INDEX sessions_listing")
       expect(plan.map((step) => step.detail).join("; ")).not.toContain("TEMP B-TREE")
     }))

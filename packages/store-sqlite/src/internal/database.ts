@@ -11,20 +11,23 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./better-sqlite3.d.ts" />
 import { Line } from "@branchlog/session-core"
+import type { SessionSummary } from "@branchlog/session-store/TranscriptStore"
 import Database from "better-sqlite3"
 import { prepareActive } from "./activeStatements.js"
+import { Listing } from "./listing.js"
 import * as Search from "./search.js"
-import type { Holder, Listed, SearchRow, SessionRow, Snapshot, WriteResult } from "./statements.js"
+import type { Holder, SearchRow, SessionRow, Snapshot, WriteResult } from "./statements.js"
 import { MMAP_BYTES, prepare, SUMMARY_COLUMNS } from "./statements.js"
 import * as Summary from "./summary.js"
 
 /** The rows the statements give (declared with them). */
-export type { Holder, Listed, SearchRow, SessionRow, Snapshot, WriteResult }
+export type { Holder, SearchRow, SessionRow, Snapshot, WriteResult }
 
 /** An open database and its statements. */
 export class Db {
   readonly handle: Database.Database
   private st!: ReturnType<typeof prepare>
+  private listing!: Listing
 
   constructor(readonly path: string, readonly readOnly: boolean, busyTimeoutMs: number) {
     this.handle = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: busyTimeoutMs })
@@ -42,6 +45,10 @@ export class Db {
   /** Prepares the statements (once the schema exists). */
   ready(): this {
     this.st = prepare(this.handle)
+    // the removal count (schema version 4) makes the listing a cache; without it (a database of an
+    // older schema read-only) every listing reads every session
+    const counters = this.handle.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counters'").get()
+    this.listing = new Listing(this.handle, this.path, counters !== undefined)
     const columns = this.handle.prepare("SELECT name FROM pragma_table_info('sessions')").pluck().all()
     if (columns.includes("active")) this.active = prepareActive(this.handle)
     return this
@@ -57,6 +64,7 @@ export class Db {
 
   /** Closes the connection. */
   close(): void {
+    this.listing?.clear()
     if (this.handle.open) this.handle.close()
   }
 
@@ -177,11 +185,12 @@ export class Db {
     }).immediate()
   }
 
-  /** Every session whose first row is a header, newest first (by last activity, else creation, else write). */
-  list(): Array<Listed> {
-    // arrays, not objects (half the cost for 10,000 sessions), in the order of the index
-    // `sessions_listing` (no sort; a version-1 database read-only, without it, is sorted by SQLite)
-    return this.st.list.all() as Array<Listed>
+  /**
+   * Every session whose first row is a header, newest first (by last activity, else creation, else
+   * write): a new array of frozen summaries, kept between calls and caught up (`listing.ts`).
+   */
+  list(): Array<SessionSummary> {
+    return this.listing.list()
   }
 
   /** The session written last (whose first row is a header). */

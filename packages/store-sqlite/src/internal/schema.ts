@@ -98,6 +98,15 @@ export const migrations = {
     `ALTER TABLE sessions ADD COLUMN active_filter BLOB`,
     `ALTER TABLE sessions ADD COLUMN active_generation INTEGER`,
     `ALTER TABLE sessions ADD COLUMN active_seq INTEGER`
+  ),
+  // the listing kept between calls (`listing.ts`) finds changed sessions by `touched`; a deletion
+  // leaves nothing to find and may lower `max(touched)`: every one is counted here, by SQLite
+  // itself (whatever code deletes)
+  "4_removal_count": statements(
+    `CREATE TABLE counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID`,
+    `INSERT INTO counters (name, value) VALUES ('removals', 0)`,
+    `CREATE TRIGGER sessions_removed AFTER DELETE ON sessions
+     BEGIN UPDATE counters SET value = value + 1 WHERE name = 'removals'; END`
   )
 } as const
 
@@ -107,7 +116,8 @@ export const LATEST = Math.max(...Object.keys(migrations).map((key) => Number.pa
 /**
  * The oldest schema a read-only connection reads as it is: migration 2 only adds an index (a
  * listing of a version-1 database read-only is sorted by SQLite instead), migration 3 only the
- * bounded open's summary (a resume of an older database read-only reads the whole session).
+ * bounded open's summary (a resume of an older database read-only reads the whole session),
+ * migration 4 only the removal count (a listing of an older database read-only reads every session).
  */
 export const READABLE_FROM = 1
 

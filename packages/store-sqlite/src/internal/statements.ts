@@ -30,21 +30,6 @@ export interface Snapshot {
   readonly texts: Array<string>
 }
 
-/** What a listing reads of a session, in the order of the listing query's columns. */
-export type Listed = readonly [
-  id: string,
-  header_id: string | null,
-  cwd: string | null,
-  name: string | null,
-  parent_session: string | null,
-  created_ms: number | null,
-  modified_ms: number,
-  last_activity_ms: number | null,
-  message_count: number,
-  first_message: string | null,
-  all_text: string
-]
-
 /** The outcome of a write of rows. */
 export type WriteResult =
   | { readonly _tag: "Written"; readonly generation: number; readonly from: number; readonly seq: number }
@@ -128,11 +113,6 @@ export const prepare = (db: Database.Database) => ({
     "INSERT INTO backups (name, session, label, generation, created_ms, torn, rows) VALUES (?, ?, ?, ?, ?, ?, ?)"
   ),
   backups: db.prepare("SELECT name, rows, torn FROM backups WHERE session = ? ORDER BY rowid"),
-  list: db.prepare(
-    `SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,
-       first_message, all_text
-     FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
-  ).raw(true),
   mostRecent: db.prepare("SELECT id FROM sessions WHERE is_session = 1 ORDER BY touched DESC LIMIT 1"),
   // the last `?` matches in storage order, each scored by bm25 (global statistics: the scores of
   // a full ranking), the best `?` of them; a rowid is `sid << 32 | seq`, safe as a JS number
