@@ -414,7 +414,10 @@ describe("sqlite bounded open (resume)", () => {
         })).pipe(Effect.provide(StoreRouter.layerNode([driver])))
         // back to version 2: the columns of migration 3 and the removal count of 4 dropped, their records removed
         withDb(db, (d) => {
-          d.handle.exec("DROP TRIGGER sessions_removed; DROP TABLE counters")
+          d.handle.exec(
+            `DROP TRIGGER sessions_removed; DROP TABLE counters; DROP INDEX sessions_pending;
+             ALTER TABLE sessions DROP COLUMN pending; CREATE INDEX sessions_unindexed ON sessions (sid) WHERE indexed < seq`
+          )
           for (const c of ["active", "active_filter", "active_generation", "active_seq"]) {
             d.handle.exec(`ALTER TABLE sessions DROP COLUMN ${c}`)
           }

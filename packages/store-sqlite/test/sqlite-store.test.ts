@@ -214,7 +214,8 @@ describe("SqliteStore", () => {
       const v1 = new Database(file)
       v1.exec(
         `DROP INDEX sessions_listing; DELETE FROM effect_sql_migrations WHERE migration_id IN (2, 3, 4);
-         DROP TRIGGER sessions_removed; DROP TABLE counters;
+         DROP TRIGGER sessions_removed; DROP TABLE counters; DROP INDEX sessions_pending;
+         ALTER TABLE sessions DROP COLUMN pending; CREATE INDEX sessions_unindexed ON sessions (sid) WHERE indexed < seq;
          ALTER TABLE sessions DROP COLUMN active; ALTER TABLE sessions DROP COLUMN active_filter;
          ALTER TABLE sessions DROP COLUMN active_generation; ALTER TABLE sessions DROP COLUMN active_seq`
       )

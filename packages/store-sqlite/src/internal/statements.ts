@@ -22,6 +22,8 @@ export interface SessionRow extends Summary.Summary {
   readonly torn: number
   readonly modified_ms: number
   readonly touched: number
+  /** `1`: some rows may not be in the FTS index yet (set by the first such write; schema version 4). */
+  readonly pending: number | null
 }
 
 /** A session's rows as one read saw them. */
@@ -80,9 +82,14 @@ const KEY = (sid: string, seq: string) => `((${sid} << 32) + ${seq})`
 /** The columns of a {@link SessionRow} (not the bounded open's summary: a write never reads it). */
 const SESSION_COLUMNS = `sid, id, generation, seq, indexed, torn, modified_ms, touched, ${SUMMARY_COLUMNS.join(", ")}`
 
-/** Prepares the statements (once the schema exists). */
-export const prepare = (db: Database.Database) => ({
-  session: db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`),
+/**
+ * Prepares the statements (once the schema exists). `pending`: the schema has the column
+ * `pending` (version 4; an older one is only ever read, and read-only: never indexed).
+ */
+export const prepare = (db: Database.Database, pending: boolean) => ({
+  session: db.prepare(
+    `SELECT ${SESSION_COLUMNS}, ${pending ? "pending" : "NULL AS pending"} FROM sessions WHERE id = ?`
+  ),
   textsAfter: db.prepare(
     `SELECT text FROM rows WHERE rowid > ${KEY("?", "?")} AND rowid <= ${KEY("?", "4294967295")} ORDER BY rowid`
   ).pluck(),
@@ -98,8 +105,15 @@ export const prepare = (db: Database.Database) => ({
   deleteFts: db.prepare(`DELETE FROM messages_fts WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
   deleteRows: db.prepare(`DELETE FROM rows WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
   deleteSession: db.prepare("DELETE FROM sessions WHERE sid = ?"),
-  setIndexed: db.prepare("UPDATE sessions SET indexed = ? WHERE sid = ?"),
-  unindexed: db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE indexed < seq`),
+  // `pending` is set once, by the first write that leaves rows out of the index, and cleared when
+  // they are in: the appends of a hold write no column of the partial index `sessions_pending`
+  setIndexed: db.prepare(`UPDATE sessions SET indexed = ?${pending ? ", pending = NULL" : ""} WHERE sid = ?`),
+  setPending: db.prepare(pending ? "UPDATE sessions SET pending = 1 WHERE sid = ?" : "SELECT ? WHERE 0"),
+  unindexed: db.prepare(
+    `SELECT ${SESSION_COLUMNS}, NULL AS pending FROM sessions WHERE ${
+      pending ? "pending IS NOT NULL" : "indexed < seq"
+    }`
+  ),
   rowText: db.prepare(`SELECT text FROM rows WHERE rowid = ${KEY("?", "?")}`).pluck(),
   newSession: db.prepare(
     "INSERT INTO sessions (id, generation, seq, modified_ms, touched) VALUES (?, 1, 0, ?, 0)"
