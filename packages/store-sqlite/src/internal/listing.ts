@@ -107,9 +107,8 @@ export class Listing {
 
   /** `cached: false` (a schema without the removal count, read-only): every call reads every session. */
   constructor(handle: Database.Database, private readonly path: string, private readonly cached: boolean) {
-    this.all = handle.prepare(
-      `SELECT ${COLUMNS} FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
-    ).raw(true)
+    // in storage order, sorted here (no index kept for it: one page more in every append's commit)
+    this.all = handle.prepare(`SELECT ${COLUMNS} FROM sessions WHERE is_session = 1`).raw(true)
     this.changed = handle.prepare(`SELECT ${COLUMNS} FROM sessions WHERE touched > ? ORDER BY touched`).raw(true)
     this.version = handle.prepare("SELECT (SELECT data_version FROM pragma_data_version), total_changes()").raw(
       true
@@ -186,16 +185,15 @@ export class Listing {
     const prefix = this.prefix()
     const rows = this.all.all() as Array<Row>
     const entries: Array<Entry> = new Array(rows.length)
-    const summaries: Array<SessionSummary> = new Array(rows.length)
     const bySid = new Map<number, Entry>()
     for (let i = 0; i < rows.length; i++) {
       const entry = this.entryOf(prefix, rows[i]!)
       entries[i] = entry
-      summaries[i] = entry.summary
       bySid.set(entry.sid, entry)
     }
+    entries.sort(newestFirst)
     this.entries = entries
-    this.summaries = summaries
+    this.summaries = entries.map((entry) => entry.summary)
     this.bySid = bySid
   }
 

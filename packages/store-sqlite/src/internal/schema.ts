@@ -104,7 +104,9 @@ export const migrations = {
   // itself (whatever code deletes). And the sessions with rows not in the FTS index yet are
   // flagged (`pending`, set by the first write leaving some out, cleared when indexed) instead of
   // found by `indexed < seq`: an index on that condition was rewritten by every append (`seq`),
-  // one page more in each append's commit
+  // one page more in each append's commit. The listing's index (migration 2) goes too: it was
+  // another page of every append, for a read the kept listing makes once per connection (sorted
+  // in JS as fast as walked: 22 ms for 10,000 sessions either way)
   "4_removal_count_pending": statements(
     `CREATE TABLE counters (name TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID`,
     `INSERT INTO counters (name, value) VALUES ('removals', 0)`,
@@ -113,7 +115,8 @@ export const migrations = {
     `ALTER TABLE sessions ADD COLUMN pending INTEGER`,
     `UPDATE sessions SET pending = 1 WHERE indexed < seq`,
     `DROP INDEX sessions_unindexed`,
-    `CREATE INDEX sessions_pending ON sessions (sid) WHERE pending IS NOT NULL`
+    `CREATE INDEX sessions_pending ON sessions (sid) WHERE pending IS NOT NULL`,
+    `DROP INDEX IF EXISTS sessions_listing`
   )
 } as const
 
