@@ -324,7 +324,8 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
           (dbs) =>
             Effect.forEach(dbs, (db) => run(db, "list", () => db.list())).pipe(
               Effect.map((found) => {
-                const all = found.flat()
+                // one database: its listing's new array as it is
+                const all = found.length === 1 ? found[0]! : found.flat()
                 if (dbs.length > 1) all.sort((a, b) => b.modified.getTime() - a.modified.getTime())
                 query.onProgress?.(all.length, all.length)
                 return all
