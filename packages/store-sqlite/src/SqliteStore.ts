@@ -27,7 +27,6 @@ import type {
   LoadOptions,
   LoadReport,
   SearchHit,
-  SessionSummary,
   TranscriptStoreShape,
   WriteOptions
 } from "@branchlog/session-store/TranscriptStore"
@@ -42,7 +41,7 @@ import { randomBytes } from "node:crypto"
 import * as nodePath from "node:path"
 import * as Active from "./internal/active.js"
 import * as Connections from "./internal/connections.js"
-import type { Db, Listed, SessionRow } from "./internal/database.js"
+import type { Db, SessionRow } from "./internal/database.js"
 import { withHold } from "./internal/holds.js"
 
 /** The location prefix this store serves. */
@@ -78,27 +77,6 @@ export const addressing: Pick<TranscriptStoreShape, "resolveLocation" | "locatio
   locationOf: (r) => r._tag === "Sqlite" ? `${scheme}${databaseOf(r.path)}` : "",
   refFor: (location, header) => ref(location, header.id),
   positionAfter: StoreRows.positionAfter
-}
-
-const summaryOf = (path: string, prefix: string, row: Listed): SessionSummary => {
-  const [id, headerId, cwd, name, parentSession, createdMs, modifiedMs, lastActivityMs, count, first, text] = row
-  const created = createdMs ?? modifiedMs
-  // no spreads (10,000 sessions are a listing); the keys in the JSONL catalog's order (what
-  // `ls --json` prints), its optional fields absent rather than undefined
-  const summary: { -readonly [K in keyof SessionSummary]?: SessionSummary[K] } = {
-    ref: { _tag: "Sqlite", path, id },
-    path: prefix + encodeURIComponent(id),
-    id: headerId ?? id,
-    cwd: cwd ?? ""
-  }
-  if (name !== null) summary.name = name
-  if (parentSession !== null) summary.parentSessionPath = parentSession
-  summary.created = new Date(created)
-  summary.modified = new Date(lastActivityMs ?? created)
-  summary.messageCount = count
-  summary.firstMessage = first ?? "(no messages)"
-  summary.allMessagesText = text
-  return summary as SessionSummary
 }
 
 /** The store (its databases are closed with the scope). */
@@ -344,19 +322,15 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
         Effect.flatMap(
           databases(query.location),
           (dbs) =>
-            Effect.forEach(dbs, (db) =>
-              run(db, "list", () => {
-                // `SessionRef.format` of each session's reference: the database's part once
-                const prefix = `${scheme}${db.path}#`
-                return db.list().map((row) => summaryOf(db.path, prefix, row))
-              })).pipe(
-                Effect.map((found) => {
-                  const all = found.flat()
-                  if (dbs.length > 1) all.sort((a, b) => b.modified.getTime() - a.modified.getTime())
-                  query.onProgress?.(all.length, all.length)
-                  return all
-                })
-              )
+            Effect.forEach(dbs, (db) => run(db, "list", () => db.list())).pipe(
+              Effect.map((found) => {
+                // one database: its listing's new array as it is
+                const all = found.length === 1 ? found[0]! : found.flat()
+                if (dbs.length > 1) all.sort((a, b) => b.modified.getTime() - a.modified.getTime())
+                query.onProgress?.(all.length, all.length)
+                return all
+              })
+            )
         ),
       mostRecent: (location) =>
         Effect.flatMap(connections.readable(databaseOf(location)), (db) =>

@@ -412,12 +412,16 @@ describe("sqlite bounded open (resume)", () => {
           for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`u${i}`))
           return sm.getSessionId()
         })).pipe(Effect.provide(StoreRouter.layerNode([driver])))
-        // back to version 2: the columns of migration 3 dropped, its record removed
+        // back to version 2: the columns of migration 3 and the removal count of 4 dropped, their records removed
         withDb(db, (d) => {
+          d.handle.exec(
+            `DROP TRIGGER sessions_removed; DROP TABLE counters; DROP INDEX sessions_pending;
+             ALTER TABLE sessions DROP COLUMN pending; CREATE INDEX sessions_unindexed ON sessions (sid) WHERE indexed < seq`
+          )
           for (const c of ["active", "active_filter", "active_generation", "active_seq"]) {
             d.handle.exec(`ALTER TABLE sessions DROP COLUMN ${c}`)
           }
-          d.handle.exec(`DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id = 3`)
+          d.handle.exec(`DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id IN (3, 4)`)
           expect(Schema.versionOf(d.handle)).toBe(2)
         })
         const ref = `sqlite:${db}#${id}`

@@ -11,20 +11,34 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./better-sqlite3.d.ts" />
 import { Line } from "@branchlog/session-core"
+import type { SessionSummary } from "@branchlog/session-store/TranscriptStore"
 import Database from "better-sqlite3"
 import { prepareActive } from "./activeStatements.js"
+import { Listing } from "./listing.js"
 import * as Search from "./search.js"
-import type { Holder, Listed, SearchRow, SessionRow, Snapshot, WriteResult } from "./statements.js"
-import { MMAP_BYTES, prepare, SUMMARY_COLUMNS } from "./statements.js"
+import type { Holder, SearchRow, SessionRow, Snapshot, WriteResult } from "./statements.js"
+import { MMAP_BYTES, prepare } from "./statements.js"
 import * as Summary from "./summary.js"
 
 /** The rows the statements give (declared with them). */
-export type { Holder, Listed, SearchRow, SessionRow, Snapshot, WriteResult }
+export type { Holder, SearchRow, SessionRow, Snapshot, WriteResult }
+
+/** The options of {@link Db.write}. */
+export interface WriteOptions {
+  readonly expect?: { readonly generation: number; readonly seq: number } | undefined
+  readonly create?: boolean | undefined
+  readonly torn?: boolean | undefined
+  readonly nowMs: number
+  readonly fsync?: boolean | undefined
+  /** Index the rows' message text in the same transaction (default `true`; `false`: left to {@link Db.catchUp}). */
+  readonly index?: boolean | undefined
+}
 
 /** An open database and its statements. */
 export class Db {
   readonly handle: Database.Database
   private st!: ReturnType<typeof prepare>
+  private listing!: Listing
 
   constructor(readonly path: string, readonly readOnly: boolean, busyTimeoutMs: number) {
     this.handle = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: busyTimeoutMs })
@@ -41,9 +55,13 @@ export class Db {
 
   /** Prepares the statements (once the schema exists). */
   ready(): this {
-    this.st = prepare(this.handle)
     const columns = this.handle.prepare("SELECT name FROM pragma_table_info('sessions')").pluck().all()
+    this.st = prepare(this.handle, columns.includes("pending"))
     if (columns.includes("active")) this.active = prepareActive(this.handle)
+    // the removal count (schema version 4) makes the listing a cache; without it (a database of an
+    // older schema read-only) every listing reads every session
+    const counters = this.handle.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counters'").get()
+    this.listing = new Listing(this.handle, this.path, counters !== undefined)
     return this
   }
 
@@ -57,6 +75,7 @@ export class Db {
 
   /** Closes the connection. */
   close(): void {
+    this.listing?.clear()
     if (this.handle.open) this.handle.close()
   }
 
@@ -88,42 +107,48 @@ export class Db {
    * Appends rows in one IMMEDIATE transaction: `expect` (generation and row count) must match the
    * stored session (`create`: the session must have no rows). `torn`: the last row has no newline.
    */
-  write(
-    id: string,
-    texts: ReadonlyArray<string>,
-    options: {
-      readonly expect?: { readonly generation: number; readonly seq: number } | undefined
-      readonly create?: boolean | undefined
-      readonly torn?: boolean | undefined
-      readonly nowMs: number
-      readonly fsync?: boolean | undefined
-      /** Index the rows' message text in the same transaction (default `true`; `false`: left to {@link catchUp}). */
-      readonly index?: boolean | undefined
+  write(id: string, texts: ReadonlyArray<string>, options: WriteOptions): WriteResult {
+    // the transaction function made once (better-sqlite3 builds five functions per `transaction`)
+    const tx = this.writeTx ??= this.handle.transaction(
+      (id: string, texts: ReadonlyArray<string>, options: WriteOptions) => this.writeIn(id, texts, options)
+    )
+    if (options.fsync !== true) return tx.immediate(id, texts, options)
+    this.handle.pragma("synchronous = FULL")
+    try {
+      return tx.immediate(id, texts, options)
+    } finally {
+      this.handle.pragma("synchronous = NORMAL")
     }
-  ): WriteResult {
-    return this.durably(options.fsync, () =>
-      this.handle.transaction((): WriteResult => {
-        const current = this.session(id)
-        if (options.create === true) {
-          if (current !== undefined && current.seq > 0) return { _tag: "Conflict", rows: current.seq }
-        } else if (options.expect !== undefined) {
-          if (current === undefined) return { _tag: "Stale", change: "Missing" }
-          if (current.generation !== options.expect.generation || current.seq < options.expect.seq) {
-            return { _tag: "Stale", change: "Replaced" }
-          }
-          if (current.seq !== options.expect.seq) return { _tag: "Stale", change: "Appended" }
-        }
-        const summary: Summary.Summary = current === undefined || current.seq === 0 ? Summary.empty() : { ...current }
-        const generation = current?.generation ?? 1
-        const from = current?.seq ?? 0
-        const sid = current?.sid ?? this.newSession(id, options.nowMs)
-        const indexed = current?.indexed ?? 0
-        const inline = options.index !== false && indexed === from
-        const seq = this.insertRows(sid, id, from, texts, summary, inline)
-        this.saveSession(sid, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
-        if (inline) this.st.setIndexed.run(seq, sid)
-        return { _tag: "Written", generation, from, seq }
-      }).immediate())
+  }
+
+  private writeTx:
+    | Database.Transaction<(id: string, texts: ReadonlyArray<string>, o: WriteOptions) => WriteResult>
+    | undefined
+
+  private writeIn(id: string, texts: ReadonlyArray<string>, options: WriteOptions): WriteResult {
+    const current = this.session(id)
+    if (options.create === true) {
+      if (current !== undefined && current.seq > 0) return { _tag: "Conflict", rows: current.seq }
+    } else if (options.expect !== undefined) {
+      if (current === undefined) return { _tag: "Stale", change: "Missing" }
+      if (current.generation !== options.expect.generation || current.seq < options.expect.seq) {
+        return { _tag: "Stale", change: "Replaced" }
+      }
+      if (current.seq !== options.expect.seq) return { _tag: "Stale", change: "Appended" }
+    }
+    // the row read is this write's to change: it continues the summary (no copy)
+    const summary: Summary.Summary = current === undefined || current.seq === 0 ? Summary.empty() : current
+    const generation = current?.generation ?? 1
+    const from = current?.seq ?? 0
+    const sid = current?.sid ?? this.newSession(id, options.nowMs)
+    const indexed = current?.indexed ?? 0
+    const inline = options.index !== false && indexed === from
+    const seq = this.insertRows(sid, id, from, texts, summary, inline)
+    this.saveSession(sid, generation, seq, options.torn === true && texts.length > 0, summary, options.nowMs)
+    if (inline) this.st.setIndexed.run(seq, sid)
+    // rows left for `catchUp` (or the hold's release): flagged by the first write that leaves some
+    else if (seq > indexed && current?.pending !== 1) this.st.setPending.run(sid)
+    return { _tag: "Written", generation, from, seq }
   }
 
   /**
@@ -177,11 +202,12 @@ export class Db {
     }).immediate()
   }
 
-  /** Every session whose first row is a header, newest first (by last activity, else creation, else write). */
-  list(): Array<Listed> {
-    // arrays, not objects (half the cost for 10,000 sessions), in the order of the index
-    // `sessions_listing` (no sort; a version-1 database read-only, without it, is sorted by SQLite)
-    return this.st.list.all() as Array<Listed>
+  /**
+   * Every session whose first row is a header, newest first (by last activity, else creation, else
+   * write): a new array of frozen summaries, kept between calls and caught up (`listing.ts`).
+   */
+  list(): Array<SessionSummary> {
+    return this.listing.list()
   }
 
   /** The session written last (whose first row is a header). */
@@ -307,16 +333,6 @@ export class Db {
     return this.st.holder.get(id) as Holder | undefined
   }
 
-  private durably<A>(fsync: boolean | undefined, f: () => A): A {
-    if (fsync !== true) return f()
-    this.handle.pragma("synchronous = FULL")
-    try {
-      return f()
-    } finally {
-      this.handle.pragma("synchronous = NORMAL")
-    }
-  }
-
   private newSession(id: string, nowMs: number): number {
     return Number(this.st.newSession.run(id, nowMs).lastInsertRowid)
   }
@@ -357,9 +373,27 @@ export class Db {
     summary: Summary.Summary,
     nowMs: number
   ): void {
-    const values: Array<unknown> = [generation, seq, torn ? 1 : 0, nowMs]
-    for (const column of SUMMARY_COLUMNS) values.push(summary[column])
-    values.push(summary.last_activity_ms ?? summary.created_ms ?? nowMs, sid)
-    this.st.saveSession.run(...values)
+    // the columns of `SUMMARY_COLUMNS` in their order, spelled out (no array of values per write)
+    this.st.saveSession.run(
+      generation,
+      seq,
+      torn ? 1 : 0,
+      nowMs,
+      summary.is_session,
+      summary.header_id,
+      summary.cwd,
+      summary.name,
+      summary.parent_session,
+      summary.created,
+      summary.created_ms,
+      summary.message_count,
+      summary.first_message,
+      summary.last_activity_ms,
+      summary.all_text,
+      summary.leaf,
+      summary.tail_id,
+      summary.last_activity_ms ?? summary.created_ms ?? nowMs,
+      sid
+    )
   }
 }

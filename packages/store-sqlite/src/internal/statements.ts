@@ -22,6 +22,8 @@ export interface SessionRow extends Summary.Summary {
   readonly torn: number
   readonly modified_ms: number
   readonly touched: number
+  /** `1`: some rows may not be in the FTS index yet (set by the first such write; schema version 4). */
+  readonly pending: number | null
 }
 
 /** A session's rows as one read saw them. */
@@ -29,21 +31,6 @@ export interface Snapshot {
   readonly session: SessionRow
   readonly texts: Array<string>
 }
-
-/** What a listing reads of a session, in the order of the listing query's columns. */
-export type Listed = readonly [
-  id: string,
-  header_id: string | null,
-  cwd: string | null,
-  name: string | null,
-  parent_session: string | null,
-  created_ms: number | null,
-  modified_ms: number,
-  last_activity_ms: number | null,
-  message_count: number,
-  first_message: string | null,
-  all_text: string
-]
 
 /** The outcome of a write of rows. */
 export type WriteResult =
@@ -95,9 +82,14 @@ const KEY = (sid: string, seq: string) => `((${sid} << 32) + ${seq})`
 /** The columns of a {@link SessionRow} (not the bounded open's summary: a write never reads it). */
 const SESSION_COLUMNS = `sid, id, generation, seq, indexed, torn, modified_ms, touched, ${SUMMARY_COLUMNS.join(", ")}`
 
-/** Prepares the statements (once the schema exists). */
-export const prepare = (db: Database.Database) => ({
-  session: db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE id = ?`),
+/**
+ * Prepares the statements (once the schema exists). `pending`: the schema has the column
+ * `pending` (version 4; an older one is only ever read, and read-only: never indexed).
+ */
+export const prepare = (db: Database.Database, pending: boolean) => ({
+  session: db.prepare(
+    `SELECT ${SESSION_COLUMNS}, ${pending ? "pending" : "NULL AS pending"} FROM sessions WHERE id = ?`
+  ),
   textsAfter: db.prepare(
     `SELECT text FROM rows WHERE rowid > ${KEY("?", "?")} AND rowid <= ${KEY("?", "4294967295")} ORDER BY rowid`
   ).pluck(),
@@ -113,8 +105,15 @@ export const prepare = (db: Database.Database) => ({
   deleteFts: db.prepare(`DELETE FROM messages_fts WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
   deleteRows: db.prepare(`DELETE FROM rows WHERE rowid BETWEEN ${KEY("?", "0")} AND ${KEY("?", "4294967295")}`),
   deleteSession: db.prepare("DELETE FROM sessions WHERE sid = ?"),
-  setIndexed: db.prepare("UPDATE sessions SET indexed = ? WHERE sid = ?"),
-  unindexed: db.prepare(`SELECT ${SESSION_COLUMNS} FROM sessions WHERE indexed < seq`),
+  // `pending` is set once, by the first write that leaves rows out of the index, and cleared when
+  // they are in: the appends of a hold write no column of the partial index `sessions_pending`
+  setIndexed: db.prepare(`UPDATE sessions SET indexed = ?${pending ? ", pending = NULL" : ""} WHERE sid = ?`),
+  setPending: db.prepare(pending ? "UPDATE sessions SET pending = 1 WHERE sid = ?" : "SELECT ? WHERE 0"),
+  unindexed: db.prepare(
+    `SELECT ${SESSION_COLUMNS}, NULL AS pending FROM sessions WHERE ${
+      pending ? "pending IS NOT NULL" : "indexed < seq"
+    }`
+  ),
   rowText: db.prepare(`SELECT text FROM rows WHERE rowid = ${KEY("?", "?")}`).pluck(),
   newSession: db.prepare(
     "INSERT INTO sessions (id, generation, seq, modified_ms, touched) VALUES (?, 1, 0, ?, 0)"
@@ -128,11 +127,6 @@ export const prepare = (db: Database.Database) => ({
     "INSERT INTO backups (name, session, label, generation, created_ms, torn, rows) VALUES (?, ?, ?, ?, ?, ?, ?)"
   ),
   backups: db.prepare("SELECT name, rows, torn FROM backups WHERE session = ? ORDER BY rowid"),
-  list: db.prepare(
-    `SELECT id, header_id, cwd, name, parent_session, created_ms, modified_ms, last_activity_ms, message_count,
-       first_message, all_text
-     FROM sessions WHERE is_session = 1 ORDER BY listed_ms DESC, touched DESC`
-  ).raw(true),
   mostRecent: db.prepare("SELECT id FROM sessions WHERE is_session = 1 ORDER BY touched DESC LIMIT 1"),
   // the last `?` matches in storage order, each scored by bm25 (global statistics: the scores of
   // a full ranking), the best `?` of them; a rowid is `sid << 32 | seq`, safe as a JS number
