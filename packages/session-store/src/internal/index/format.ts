@@ -389,19 +389,22 @@ export const hash52 = (id: string): number => {
 /** {@link hash32} of a {@link hash52}. */
 export const top32 = (h52: number): number => Math.floor(h52 / 0x100000) >>> 0
 
-/** `true` when a sorted id set holds this hash. */
-export const hasHash = (ids: Float64Array, h: number): boolean => {
+/** The position of this hash in a sorted id set, `-1` when the set does not hold it. */
+export const indexOfHash = (ids: Float64Array, h: number): number => {
   let lo = 0
   let hi = ids.length - 1
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1
     const v = ids[mid]!
-    if (v === h) return true
+    if (v === h) return mid
     if (v < h) lo = mid + 1
     else hi = mid - 1
   }
-  return false
+  return -1
 }
+
+/** `true` when a sorted id set holds this hash. */
+export const hasHash = (ids: Float64Array, h: number): boolean => indexOfHash(ids, h) !== -1
 
 /** Row table tags (the parsed line's kind). */
 export const TAG = { Blank: 0, Header: 1, Entry: 2, LeafControl: 3, Opaque: 4, Corrupt: 5 } as const

@@ -133,17 +133,8 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
   let batchAbsent: Uint8Array | undefined
   /** `false` when the batch answered that the session does not hold `h`, `undefined` when the batch did not ask. */
   const fromBatch = (h: number): boolean | undefined => {
-    if (batch === undefined) return undefined
-    let lo = 0
-    let hi = batch.length - 1
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1
-      const v = batch[mid]!
-      if (v === h) return batchAbsent![mid] === 1 ? false : undefined
-      if (v < h) lo = mid + 1
-      else hi = mid - 1
-    }
-    return undefined
+    const at = batch === undefined ? -1 : Format.indexOfHash(batch, h)
+    return at !== -1 && batchAbsent![at] === 1 ? false : undefined
   }
   /**
    * Answers for a batch of hashes (a catch-up's ids): from the filter when it is held, else in one
