@@ -9,6 +9,9 @@
  *   (target < 100 MB), each measured in a fresh process (`process.resourceUsage().maxRSS`);
  * - resume after 1,000 foreign appends (raw lines, as pi writes them, no index update) vs resume
  *   with none (target ≤ 2×), in several processes (`BRANCHLOG_BENCH_PAIRS`, default 5), each with the load;
+ *   the same with one resume per process (`BRANCHLOG_BENCH_FRESH` processes each, default 7: what a
+ *   CLI command does); the catch-up's own cost (the appended session vs the same session once its
+ *   index recorded the appends: the same context); and a floor (`JSON.parse` of the appended lines);
  * - a resumed writer's appends (each taking the lock; inside one `withWriteLock`), which keep the
  *   index current, beside a new session's writer (no index); then a resume reads nothing new.
  *
@@ -118,9 +121,9 @@ const generate = () => {
  * `exec`, so a child forked straight from this process (holding a full open's memory) would report
  * this process's RSS as its own peak.
  */
-const inChild = (mode: "resume" | "full", runs: number) => {
+const inChild = (mode: "resume" | "full", runs: number, of = file) => {
   const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`
-  const command = [process.execPath, child, file, mode, String(runs)].map(quote).join(" ")
+  const command = [process.execPath, child, of, mode, String(runs)].map(quote).join(" ")
   const output = execFileSync("/bin/sh", ["-c", `${command}; exit $?`], {
     cwd: path.join(here, ".."),
     encoding: "utf8",
@@ -134,6 +137,17 @@ const inChild = (mode: "resume" | "full", runs: number) => {
     messages: number
   }
 }
+
+const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+/** Resumes of `a` and `b` interleaved in one fresh process (9 each): their medians. */
+const pairIn = (a: string, b: string) =>
+  JSON.parse(
+    execFileSync(process.execPath, [child, a, "pair", "9", b], { cwd: path.join(here, ".."), encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .pop()!
+  ) as { ms: number; otherMs: number; bounded: boolean; messages: number }
 
 const main = async () => {
   const t0 = now()
@@ -192,19 +206,35 @@ const main = async () => {
   const pairs: Array<{ ms: number; otherMs: number; bounded: boolean; messages: number; load: string }> = []
   for (let i = 0; i < Number(process.env.BRANCHLOG_BENCH_PAIRS ?? 5); i++) {
     const load = os.loadavg()[0]!.toFixed(1)
-    const got = JSON.parse(
-      execFileSync(process.execPath, [child, file, "pair", "9", other], {
-        cwd: path.join(here, ".."),
-        encoding: "utf8"
-      })
-        .trim()
-        .split("\n")
-        .pop()!
-    ) as { ms: number; otherMs: number; bounded: boolean; messages: number }
-    pairs.push({ ...got, load })
+    pairs.push({ ...pairIn(file, other), load })
   }
   const byRatio = [...pairs].sort((a, b) => a.otherMs / a.ms - b.otherMs / b.ms)
   const pair = byRatio[Math.floor(byRatio.length / 2)]!
+  // the same, one resume per process (what `branchlog context` does): alternating processes
+  const freshNone: Array<number> = []
+  const freshAfter: Array<number> = []
+  for (let i = 0; i < Number(process.env.BRANCHLOG_BENCH_FRESH ?? 7); i++) {
+    freshNone.push(inChild("resume", 1).ms)
+    freshAfter.push(inChild("resume", 1, other).ms)
+  }
+  // the catch-up's own cost: the same appended session once a writable resume recorded the
+  // appends in its index (the same 1,151-message context, nothing to catch up), beside `other`
+  const indexed = path.join(root, "2026-01-01T00-00-00-000Z_big-indexed.jsonl")
+  fs.copyFileSync(other, indexed)
+  fs.copyFileSync(SessionFiles.indexName(other), SessionFiles.indexName(indexed))
+  await runtime.runPromise(SessionManager.resume(indexed, undefined, undefined, { readOnly: true, writeIndex: true }))
+  const samePairs: Array<{ ms: number; otherMs: number; load: string }> = []
+  for (let i = 0; i < Number(process.env.BRANCHLOG_BENCH_PAIRS ?? 5); i++) {
+    const load = os.loadavg()[0]!.toFixed(1)
+    samePairs.push({ ...pairIn(indexed, other), load })
+  }
+  const same = [...samePairs].sort((a, b) => a.otherMs / a.ms - b.otherMs / b.ms)[Math.floor(samePairs.length / 2)]!
+  // the floor of the catch-up: JSON.parse of the 1,000 appended lines alone (warm, in this process)
+  const parseFloor = median(Array.from({ length: 21 }, () => {
+    const t = now()
+    for (const line of lines) JSON.parse(line)
+    return now() - t
+  }))
   // a resumed writer keeps the index current: appends that each take the lock (one record each)
   // and appends inside one withWriteLock (one record when it ends), beside a writer of a new
   // session (no index); then whether the index covers the file
@@ -231,7 +261,6 @@ const main = async () => {
     heldResumed.push(await appendTimes(writer, 1000, true))
     heldFresh.push(await appendTimes(fresh, 1000, true))
   }
-  const median = (xs: Array<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   const us = (x: number) => `${(x * 1000).toFixed(0)} µs`
   const afterWriter = JSON.parse(
     execFileSync(process.execPath, [child, other, "resume", "3"], { cwd: path.join(here, ".."), encoding: "utf8" })
@@ -261,6 +290,24 @@ const main = async () => {
       ratio(pair.otherMs, pair.ms, 2)
     ],
     [
+      `the same, one resume per process (what the CLI does; median of ${freshNone.length} processes each)`,
+      ms(median(freshAfter)),
+      ms(median(freshNone)),
+      ratio(median(freshAfter), median(freshNone), 2)
+    ],
+    [
+      "the catch-up's own cost: after 1,000 foreign appends vs the same session with them indexed (same context)",
+      ms(same.otherMs),
+      ms(same.ms),
+      ratio(same.otherMs, same.ms, 2)
+    ],
+    [
+      "floor: JSON.parse of the 1,000 appended lines alone (warm, in memory) vs resume with none",
+      ms(parseFloor),
+      ms(pair.ms),
+      `${(parseFloor / pair.ms).toFixed(2)}× of the resume with none`
+    ],
+    [
       "append each taking the lock, resumed writer (a record each) vs new session",
       us(median(eachResumed)),
       us(median(eachFresh)),
@@ -282,6 +329,14 @@ const main = async () => {
   console.log(
     `foreign-append pairs (resume with none / after 1,000, load): ${
       pairs.map((p) => `${ms(p.ms)}/${ms(p.otherMs)} = ${(p.otherMs / p.ms).toFixed(2)}× at ${p.load}`).join("; ")
+    }`
+  )
+  console.log(
+    `one resume per process (with none / after 1,000): ${freshNone.map(ms).join(", ")} / ${freshAfter.map(ms).join(", ")}`
+  )
+  console.log(
+    `same-context pairs (indexed / not): ${
+      samePairs.map((p) => `${ms(p.ms)}/${ms(p.otherMs)} = ${(p.otherMs / p.ms).toFixed(2)}× at ${p.load}`).join("; ")
     }`
   )
   console.log(
