@@ -29,6 +29,10 @@
  */
 import { crc32 } from "node:zlib"
 import type { CorruptReport } from "../../TranscriptStore.js"
+import { bucketsOf, filterOf } from "./idset.js"
+
+// the id set's hashes, filter and buckets are part of the format: one namespace for its readers
+export * from "./idset.js"
 
 /** The format version this code writes and reads. */
 export const VERSION = 2
@@ -37,15 +41,6 @@ const MAGIC = new TextEncoder().encode("BLINDEX\n")
 
 /** Bytes of the fixed head. */
 export const HEAD_BYTES = 48
-
-/** Probes of the id filter per id. */
-export const FILTER_PROBES = 5
-
-/** Bits of the id filter per id (about 2% false "maybe"s, each checked against one bucket of the id set). */
-export const FILTER_BITS = 8
-
-/** Hashes per bucket of the id set, about (a power of two of buckets). */
-export const BUCKET_HASHES = 256
 
 /** Bytes of one record of the row table. */
 export const ROW_BYTES = 24
@@ -266,69 +261,6 @@ export const decodeFilter = (
   return { filter: words.subarray(0, head.filterBytes / 4), buckets: words.subarray(head.filterBytes / 4) }
 }
 
-/** The bucket of a hash among `count` (a power of two): its top bits. */
-export const bucketOf = (h: number, count: number): number => Math.floor(h / (0x10000000000000 / count))
-
-/**
- * The bucket table of a sorted id set: for each bucket (and one past the last) the index of its
- * first hash and the crc32 of its hashes' bytes.
- */
-export const bucketsOf = (ids: Float64Array): Uint32Array => {
-  let count = 1
-  while (count * BUCKET_HASHES < ids.length) count *= 2
-  const table = new Uint32Array((count + 1) * 2)
-  const bytes = new Uint8Array(ids.buffer, ids.byteOffset, ids.byteLength)
-  let i = 0
-  for (let b = 0; b <= count; b++) {
-    const start = i
-    while (i < ids.length && bucketOf(ids[i]!, count) === b) i++
-    table[b * 2] = start
-    table[b * 2 + 1] = b === count ? 0 : crc32(bytes.subarray(start * 8, i * 8))
-  }
-  return table
-}
-
-/** `true` when a bucket's bytes (of hashes sorted) hold `h`: `undefined` when they do not match their crc32. */
-export const bucketHas = (bytes: Uint8Array, crc: number, h: number): boolean | undefined => {
-  if (bytes.length % 8 !== 0 || crc32(bytes) !== crc) return undefined
-  const copy = new Float64Array(bytes.length / 8)
-  new Uint8Array(copy.buffer).set(bytes)
-  return hasHash(copy, h)
-}
-
-/** The Bloom filter of an id set: {@link FILTER_BITS} bits per id (at least 2^16 bits): about 2% false "maybe"s. */
-export const filterOf = (ids: Float64Array): Uint32Array => {
-  const words = Math.max(2048, Math.ceil((ids.length * FILTER_BITS) / 32))
-  const filter = new Uint32Array(words)
-  for (let i = 0; i < ids.length; i++) probe(filter, ids[i]!, true)
-  return filter
-}
-
-/** Sets (with `set`) or tests the bits of a hash in a filter; `false` only for a hash never set. */
-export const probe = (filter: Uint32Array, h: number, set = false): boolean => {
-  const bits = filter.length * 32
-  const a = Math.floor(h / 0x100000) >>> 0
-  const b = (Math.imul(h % 0x100000, 0x9e3779b1) | 1) >>> 0
-  for (let i = 0; i < FILTER_PROBES; i++) {
-    const bit = ((a + Math.imul(i, b)) >>> 0) % bits
-    const word = bit >>> 5
-    const m = 1 << (bit & 31)
-    if (set) filter[word] = filter[word]! | m
-    else if ((filter[word]! & m) === 0) return false
-  }
-  return true
-}
-
-/**
- * The bit that probe `i` of a hash tests in a filter of `bits` bits (as {@link probe}): bit `k`
- * of the filter is bit `k & 7` of its byte `k >>> 3` (the words are little endian).
- */
-export const probeBit = (h: number, i: number, bits: number): number => {
-  const a = Math.floor(h / 0x100000) >>> 0
-  const b = (Math.imul(h % 0x100000, 0x9e3779b1) | 1) >>> 0
-  return ((a + Math.imul(i, b)) >>> 0) % bits
-}
-
 /** The row table from its bytes (`undefined` when its checksum is wrong). */
 export const decodeRows = (head: Head, bytes: Uint8Array): Uint8Array | undefined =>
   bytes.length === head.rowCount * ROW_BYTES && crc32(bytes) === head.crcRows ? bytes : undefined
@@ -359,52 +291,6 @@ export const isSummary = (u: unknown): u is Summary => {
     s.labels.every((l) => Array.isArray(l) && l.length === 3 && l.every((x) => typeof x === "string")) &&
     (s.sessionInfo === null || isRowRef(s.sessionInfo)) && Array.isArray(s.corrupt) && Array.isArray(s.compactions)
 }
-
-/** FNV-1a (32 bits) of a string's UTF-16 code units, from a seed. */
-const fnv = (text: string, seed: number): number => {
-  let h = seed
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return h >>> 0
-}
-
-/** The 32-bit hash of an id in the row table. */
-export const hash32 = (id: string): number => fnv(id, 0x811c9dc5)
-
-/** The 52-bit hash of an id in the id set (two seeds, exact in a float64): its top 32 bits are {@link hash32}. */
-export const hash52 = (id: string): number => {
-  // both seeds in one pass over the id (the same values as `fnv` of each)
-  let a = 0x811c9dc5
-  let b = 0x2f6b1d3d
-  for (let i = 0; i < id.length; i++) {
-    const c = id.charCodeAt(i)
-    a = Math.imul(a ^ c, 0x01000193)
-    b = Math.imul(b ^ c, 0x01000193)
-  }
-  return (a >>> 0) * 0x100000 + ((b >>> 0) & 0xfffff)
-}
-
-/** {@link hash32} of a {@link hash52}. */
-export const top32 = (h52: number): number => Math.floor(h52 / 0x100000) >>> 0
-
-/** The position of this hash in a sorted id set, `-1` when the set does not hold it. */
-export const indexOfHash = (ids: Float64Array, h: number): number => {
-  let lo = 0
-  let hi = ids.length - 1
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1
-    const v = ids[mid]!
-    if (v === h) return mid
-    if (v < h) lo = mid + 1
-    else hi = mid - 1
-  }
-  return -1
-}
-
-/** `true` when a sorted id set holds this hash. */
-export const hasHash = (ids: Float64Array, h: number): boolean => indexOfHash(ids, h) !== -1
 
 /** Row table tags (the parsed line's kind). */
 export const TAG = { Blank: 0, Header: 1, Entry: 2, LeafControl: 3, Opaque: 4, Corrupt: 5 } as const
