@@ -53,12 +53,15 @@ export const filterOf = (ids: Float64Array): Uint32Array => {
   return filter
 }
 
-/** Sets (with `set`) or tests the bits of a hash in a filter; `false` only for a hash never set. */
-export const probe = (filter: Uint32Array, h: number, set = false): boolean => {
+/**
+ * Sets (with `set`) or tests the bits of a hash in a filter of `probes` probes per hash (default the
+ * index's {@link FILTER_PROBES}); `false` only for a hash never set.
+ */
+export const probe = (filter: Uint32Array, h: number, set = false, probes = FILTER_PROBES): boolean => {
   const bits = filter.length * 32
   const a = Math.floor(h / 0x100000) >>> 0
   const b = (Math.imul(h % 0x100000, 0x9e3779b1) | 1) >>> 0
-  for (let i = 0; i < FILTER_PROBES; i++) {
+  for (let i = 0; i < probes; i++) {
     const bit = ((a + Math.imul(i, b)) >>> 0) % bits
     const word = bit >>> 5
     const m = 1 << (bit & 31)

@@ -14,7 +14,7 @@ import type { Loaded } from "../../TranscriptStore.js"
 import { summarize, Tables } from "../index/build.js"
 import { catchUp } from "../index/catchup.js"
 import type { RowRef, Summary } from "../index/format.js"
-import { hash52, isSummary } from "../index/format.js"
+import { hash52, isSummary, probe } from "../index/format.js"
 import type { View } from "../index/view.js"
 import { assemble } from "../index/view.js"
 
@@ -59,25 +59,10 @@ const PROBES = 10
 /** The filter is rebuilt (a full read) once it holds more than one id per this many bits (about 1 in 10,000 then). */
 const MIN_BITS_PER_ID = 20
 
-/** Sets (with `set`) or tests the bits of a 52-bit hash in a filter; `false` only for a hash never set. */
-const probe = (filter: Uint32Array, h: number, set = false): boolean => {
-  const bits = filter.length * 32
-  const a = Math.floor(h / 0x100000) >>> 0
-  const b = (Math.imul(h % 0x100000, 0x9e3779b1) | 1) >>> 0
-  for (let i = 0; i < PROBES; i++) {
-    const bit = ((a + Math.imul(i, b)) >>> 0) % bits
-    const word = bit >>> 5
-    const m = 1 << (bit & 31)
-    if (set) filter[word] = filter[word]! | m
-    else if ((filter[word]! & m) === 0) return false
-  }
-  return true
-}
-
 /** The filter of a set of 52-bit hashes. */
 const filterOf = (ids: Float64Array): Uint32Array => {
   const filter = new Uint32Array(Math.max(64, Math.ceil((ids.length * BITS_PER_ID) / 32)))
-  for (let i = 0; i < ids.length; i++) probe(filter, ids[i]!, true)
+  for (let i = 0; i < ids.length; i++) probe(filter, ids[i]!, true, PROBES)
   return filter
 }
 
@@ -103,7 +88,7 @@ export const build = (loaded: Loaded, session: string, generation: number): Acti
 }
 
 /** `false` only for an id the summarized rows certainly neither hold nor name as a parent. */
-export const mayHaveId = (active: Active) => (id: string): boolean => probe(active.filter, hash52(id))
+export const mayHaveId = (active: Active) => (id: string): boolean => probe(active.filter, hash52(id), false, PROBES)
 
 /**
  * `active` caught up with the rows stored after it (`rows`: parsed at their positions, in order;
@@ -130,7 +115,7 @@ export const catchUpRows = (
   const idCount = active.idCount + caught.tables.idCount
   if (idCount * MIN_BITS_PER_ID > active.filter.length * 32) return undefined
   const filter = active.filter.slice()
-  for (let i = 0; i < caught.tables.idCount; i++) probe(filter, caught.tables.ids[i]!, true)
+  for (let i = 0; i < caught.tables.idCount; i++) probe(filter, caught.tables.ids[i]!, true, PROBES)
   return {
     session: active.session,
     generation: active.generation,
