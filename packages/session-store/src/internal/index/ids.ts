@@ -58,13 +58,8 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
     // every probe's bit, and the probes in the order of the pieces they fall in (a counting sort)
     const bit = new Float64Array(probes)
     const starts = new Uint32Array(pieces + 1)
-    for (let k = 0; k < hashes.length; k++) {
-      for (let i = 0; i < Format.FILTER_PROBES; i++) {
-        const b = Format.probeBit(hashes[k]!, i, bits)
-        bit[k * Format.FILTER_PROBES + i] = b
-        starts[Math.floor(b / pieceBits) + 1]!++
-      }
-    }
+    for (let k = 0; k < hashes.length; k++) Format.probeBits(hashes[k]!, bits, bit, k * Format.FILTER_PROBES)
+    for (let j = 0; j < probes; j++) starts[Math.floor(bit[j]! / pieceBits) + 1]!++
     for (let p = 0; p < pieces; p++) starts[p + 1]! += starts[p]!
     const order = new Uint32Array(probes)
     const fill = starts.slice(0, pieces)

@@ -72,13 +72,14 @@ export const probe = (filter: Uint32Array, h: number, set = false, probes = FILT
 }
 
 /**
- * The bit that probe `i` of a hash tests in a filter of `bits` bits (as {@link probe}): bit `k`
- * of the filter is bit `k & 7` of its byte `k >>> 3` (the words are little endian).
+ * The bits that the probes of a hash test in a filter of `bits` bits (as {@link probe}), written
+ * to `out` from `at` ({@link FILTER_PROBES} of them): bit `k` of the filter is bit `k & 7` of its
+ * byte `k >>> 3` (the words are little endian).
  */
-export const probeBit = (h: number, i: number, bits: number): number => {
+export const probeBits = (h: number, bits: number, out: Float64Array, at: number): void => {
   const a = Math.floor(h / 0x100000) >>> 0
   const b = (Math.imul(h % 0x100000, 0x9e3779b1) | 1) >>> 0
-  return ((a + Math.imul(i, b)) >>> 0) % bits
+  for (let i = 0; i < FILTER_PROBES; i++) out[at + i] = ((a + Math.imul(i, b)) >>> 0) % bits
 }
 
 /** FNV-1a (32 bits) of a string's UTF-16 code units, from a seed. */
