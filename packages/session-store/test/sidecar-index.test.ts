@@ -13,11 +13,11 @@ import type * as Layer from "effect/Layer"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
-import * as IdSource from "../src/IdSource.js"
 import * as MemoryStore from "../src/MemoryStore.js"
 import * as SessionFiles from "../src/SessionFiles.js"
 import * as SessionManager from "../src/SessionManager.js"
 import { cleanupTempRoots, harnesses, nodeHarness } from "../src/testing/Harness.js"
+import * as ResumeChecks from "../src/testing/ResumeChecks.js"
 import { answers, prng } from "../src/testing/ResumeChecks.js"
 import { start } from "./support/children.js"
 
@@ -27,20 +27,6 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 const writer = path.join(here, "fixtures", "writer-child.ts")
 
 type Requirements = SessionManager.Requirements
-
-/** The full open's answers and the bounded open's, and whether the bounded one stayed bounded. */
-const both = (file: string) =>
-  Effect.gen(function*() {
-    // (ids minted by a migration in memory come from one fresh deterministic source per open)
-    const full = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }).pipe(
-      Effect.provide(IdSource.deterministic(7))
-    )
-    const bounded = yield* SessionManager.resume(file, undefined, undefined, { readOnly: true, writeIndex: true }).pipe(
-      Effect.provide(IdSource.deterministic(7))
-    )
-    const got = answers(bounded)
-    return { want: answers(full), got, bounded: bounded.isBounded() }
-  })
 
 const user = (text: string): AgentMessage.AgentMessage =>
   ({ role: "user", content: text, timestamp: 1 }) as unknown as AgentMessage.AgentMessage
@@ -76,7 +62,7 @@ for (const harness of harnesses) {
           const file = path.join(dir, `${fixture.name}.jsonl`)
           ext.write(file, fixture.bytes)
           for (let round = 0; round < 3; round++) {
-            const { bounded, got, want } = yield* both(file)
+            const { bounded, got, want } = yield* ResumeChecks.both(file)
             expect(got, `${fixture.name} round ${round}`).toEqual(want)
             if (round === 2 && bounded) boundedCount++
           }
@@ -92,63 +78,17 @@ for (const harness of harnesses) {
       () => {
         const { dir, ext, layer } = harness.make()
         return Effect.gen(function*() {
-          for (let seed = 1; seed <= 6; seed++) {
-            const random = prng(seed)
-            const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
-            const created = yield* SessionManager.create("/work", dir, { eagerFlush: true })
-            const file = created.getSessionFile()!
-            yield* created.appendMessage(user("hello"))
-            yield* created.appendMessage(assistant("hi"))
-            let sm = yield* SessionManager.resume(file)
-            let foreignSeq = 0
-            for (let step = 0; step < 60; step++) {
-              const ids = (yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
-                .getEntries().map((e) => e.id)
-              const branchIds = (sm.getBoundedState() ?? sm.getState()).entries.map((e) => e.id)
-              const r = random()
-              if (r < 0.25) yield* sm.appendMessage(pick([user, assistant])(`m${step}`))
-              else if (r < 0.3) yield* sm.appendThinkingLevelChange(pick(["low", "high", "off"]))
-              else if (r < 0.35) yield* sm.appendModelChange("p", pick(["a", "b"]))
-              else if (r < 0.42) {
-                const kept = random() < 0.2 ? null : pick(random() < 0.7 ? branchIds : ids)
-                yield* sm.appendCompaction(`summary ${step}`, kept, 100)
-              } else if (r < 0.5) yield* sm.branch(pick(random() < 0.6 ? branchIds : ids))
-              else if (r < 0.56) yield* sm.appendLabelChange(pick(ids), random() < 0.8 ? `l${step}` : undefined)
-              else if (r < 0.6) yield* sm.appendSessionInfo(`name ${step}`)
-              else if (r < 0.64) yield* sm.branchWithSummary(pick(branchIds), `bs ${step}`)
-              else if (r < 0.66) yield* sm.resetLeaf()
-              else if (r < 0.76) {
-                // another manager (full open) appends
-                const other = yield* SessionManager.open(file, undefined, undefined, { cache: false })
-                if (random() < 0.3) yield* other.branch(pick(ids))
-                yield* other.appendMessage(user(`foreign ${step}`))
-              } else if (r < 0.86) {
-                // a raw append, as pi makes it (no index, no lock)
-                const last = (yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }))
-                  .getLeafId()
-                const id = `f${String(foreignSeq++).padStart(7, "0")}`
-                const parentId = random() < 0.8 ? last : pick(ids)
-                ext.append(
-                  file,
-                  JSON.stringify({
-                    type: "message",
-                    id,
-                    parentId,
-                    timestamp: "2026-01-01T00:00:00.000Z",
-                    message: user(`raw ${step}`)
-                  }) + "\n"
-                )
-              } else sm = yield* SessionManager.resume(file)
-              const { got, want } = yield* both(file)
-              expect(got, `seed ${seed} step ${step}`).toEqual(want)
-              // the manager that wrote answers as a full open does (it folded or loaded what others wrote)
-              yield* sm.refresh()
-              const fresh = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false })
-              // (its leaf stays where it was: others' appends do not move it)
-              expect(JSON.parse(JSON.stringify(sm.buildSessionContext())), `seed ${seed} step ${step} (writer)`)
-                .toEqual(JSON.parse(JSON.stringify(fresh.buildSessionContext(sm.getLeafId()))))
-            }
-          }
+          // the raw rows as pi appends them: no index, no lock
+          const walk = yield* ResumeChecks.randomWalk({
+            location: dir,
+            seeds: 6,
+            steps: 60,
+            rawAppend: (file, _id, row) => Effect.sync(() => ext.append(file, row + "\n"))
+          })
+          const [first] = walk.mismatches
+          if (first) expect(first.got, `seed ${first.seed} step ${first.step} (${first.of})`).toEqual(first.want)
+          expect(walk.mismatches).toEqual([])
+          expect(walk.steps).toBe(360)
         }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
       },
       300_000
@@ -275,11 +215,11 @@ for (const harness of harnesses) {
             )
           }
           ext.write(SessionFiles.indexName(a), index)
-          const { got, want } = yield* both(a)
+          const { got, want } = yield* ResumeChecks.both(a)
           expect(got, `round ${round} kind ${kind}`).toEqual(want)
           // a writable resume repairs the index; then it answers again
           yield* SessionManager.resume(a)
-          const again = yield* both(a)
+          const again = yield* ResumeChecks.both(a)
           expect(again.got, `round ${round} kind ${kind} (after rebuild)`).toEqual(again.want)
           cases++
         }
@@ -337,7 +277,7 @@ describe("sidecar index (a second process)", () => {
       const child = start([writer, file, "w0", "held", "60"])
       yield* Effect.promise(() => child.exited)
       expect(child.output).toContain("done")
-      const { bounded, got, want } = yield* both(file)
+      const { bounded, got, want } = yield* ResumeChecks.both(file)
       expect(got).toEqual(want)
       expect(bounded).toBe(true)
       const resumed = yield* SessionManager.resume(file)

@@ -9,7 +9,6 @@
 import type { AgentMessage } from "@branchlog/session-core"
 import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import { Synthetic } from "@branchlog/session-core/testing"
-import * as IdSource from "@branchlog/session-store/IdSource"
 import * as SessionCopy from "@branchlog/session-store/SessionCopy"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
@@ -35,24 +34,6 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-resume-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
 const layer = StoreRouter.layerNode([driver])
-
-/** The full open's answers and the bounded open's, and whether the bounded one stayed bounded. */
-const both = (ref: string, options: { readonly readOnly?: boolean; readonly writeIndex?: boolean } = {}) =>
-  Effect.gen(function*() {
-    const full = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false }).pipe(
-      Effect.provide(IdSource.deterministic(7))
-    )
-    const bounded = yield* SessionManager.resume(ref, undefined, undefined, {
-      readOnly: options.readOnly ?? true,
-      writeIndex: options.writeIndex ?? true
-    }).pipe(Effect.provide(IdSource.deterministic(7)))
-    return {
-      want: ResumeChecks.answers(full),
-      got: ResumeChecks.answers(bounded),
-      bounded: bounded.isBounded(),
-      manager: bounded
-    }
-  })
 
 const user = (text: string): AgentMessage.AgentMessage =>
   ({ role: "user", content: text, timestamp: 1 }) as unknown as AgentMessage.AgentMessage
@@ -115,7 +96,7 @@ describe("sqlite bounded open (resume)", () => {
           const copied = yield* SessionCopy.copy(file, { _tag: "Location", location: `sqlite:${db}` })
           const ref = SessionRef.format(copied.to)
           for (let round = 0; round < 3; round++) {
-            const { bounded, got, want } = yield* both(ref)
+            const { bounded, got, want } = yield* ResumeChecks.both(ref)
             expect(got, `${fixture.name} round ${round}`).toEqual(want)
             // the first resume reads the whole session (and writes the summary)
             if (round === 0) expect(bounded, `${fixture.name} round 0`).toBe(false)
@@ -132,64 +113,18 @@ describe("sqlite bounded open (resume)", () => {
     () =>
       Effect.gen(function*() {
         const db = path.join(fs.mkdtempSync(path.join(root, "random-")), "sessions.db")
-        let boundedCount = 0
-        for (let seed = 1; seed <= 5; seed++) {
-          const random = ResumeChecks.prng(seed)
-          const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
-          const created = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
-          const ref = SessionRef.format(created.getSessionRef()!)
-          const sessionId = created.getSessionId()
-          yield* created.appendMessage(user("hello"))
-          yield* created.appendMessage(assistant("hi"))
-          let sm = yield* SessionManager.resume(ref)
-          let foreignSeq = 0
-          for (let step = 0; step < 60; step++) {
-            const ids = (yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false }))
-              .getEntries().map((e) => e.id)
-            const branchIds = (sm.getBoundedState() ?? sm.getState()).entries.map((e) => e.id)
-            const r = random()
-            if (r < 0.25) yield* sm.appendMessage(pick([user, assistant])(`m${step}`))
-            else if (r < 0.3) yield* sm.appendThinkingLevelChange(pick(["low", "high", "off"]))
-            else if (r < 0.35) yield* sm.appendModelChange("p", pick(["a", "b"]))
-            else if (r < 0.42) {
-              const kept = random() < 0.2 ? null : pick(random() < 0.7 ? branchIds : ids)
-              yield* sm.appendCompaction(`summary ${step}`, kept, 100)
-            } else if (r < 0.5) yield* sm.branch(pick(random() < 0.6 ? branchIds : ids))
-            else if (r < 0.56) yield* sm.appendLabelChange(pick(ids), random() < 0.8 ? `l${step}` : undefined)
-            else if (r < 0.6) yield* sm.appendSessionInfo(`name ${step}`)
-            else if (r < 0.64) yield* sm.branchWithSummary(pick(branchIds), `bs ${step}`)
-            else if (r < 0.66) yield* sm.resetLeaf()
-            else if (r < 0.76) {
-              // a second manager (full open) appends
-              const other = yield* SessionManager.open(ref, undefined, undefined, { cache: false })
-              if (random() < 0.3) yield* other.branch(pick(ids))
-              yield* other.appendMessage(user(`foreign ${step}`))
-            } else if (r < 0.86) {
-              // a raw row through a connection of its own (as another process or tool writes it)
-              const last = (yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false }))
-                .getLeafId()
-              const id = `f${String(foreignSeq++).padStart(7, "0")}`
-              const parentId = random() < 0.8 ? last : pick(ids)
-              const text = JSON.stringify({
-                type: "message",
-                id,
-                parentId,
-                timestamp: "2026-01-01T00:00:00.000Z",
-                message: user(`raw ${step}`)
-              })
-              withDb(db, (d) => d.write(sessionId, [text], { nowMs: Date.now() }))
-            } else sm = yield* SessionManager.resume(ref)
-            const { bounded, got, want } = yield* both(ref)
-            if (bounded) boundedCount++
-            expect(got, `seed ${seed} step ${step}`).toEqual(want)
-            yield* sm.refresh()
-            const fresh = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
-            expect(JSON.parse(JSON.stringify(sm.buildSessionContext())), `seed ${seed} step ${step} (writer)`)
-              .toEqual(JSON.parse(JSON.stringify(fresh.buildSessionContext(sm.getLeafId()))))
-          }
-        }
+        // the raw rows through a connection of its own (as another process or tool writes them)
+        const walk = yield* ResumeChecks.randomWalk({
+          location: `sqlite:${db}`,
+          seeds: 5,
+          steps: 60,
+          rawAppend: (_ref, id, row) => Effect.sync(() => withDb(db, (d) => d.write(id, [row], { nowMs: Date.now() })))
+        })
+        const [first] = walk.mismatches
+        if (first) expect(first.got, `seed ${first.seed} step ${first.step} (${first.of})`).toEqual(first.want)
+        expect(walk.mismatches).toEqual([])
         // most steps are answered bounded (the summary caught up, not rebuilt)
-        expect(boundedCount).toBeGreaterThan(150)
+        expect(walk.bounded).toBeGreaterThan(150)
       }).pipe(Effect.provide(layer)),
     300_000
   )
@@ -203,10 +138,10 @@ describe("sqlite bounded open (resume)", () => {
         fs.writeFileSync(file, Synthetic.toText(Synthetic.session({ entries: 20_000, seed: 3 })))
         const copied = yield* SessionCopy.copy(file, { _tag: "Location", location: `sqlite:${path.join(dir, "s.db")}` })
         const ref = SessionRef.format(copied.to)
-        const first = yield* both(ref)
+        const first = yield* ResumeChecks.both(ref)
         expect(first.got).toEqual(first.want)
         for (let i = 0; i < 2; i++) {
-          const { bounded, got, want } = yield* both(ref)
+          const { bounded, got, want } = yield* ResumeChecks.both(ref)
           expect(got).toEqual(want)
           expect(bounded).toBe(true)
         }
@@ -275,10 +210,10 @@ describe("sqlite bounded open (resume)", () => {
         const kept = sm.getBranch()[sm.getBranch().length - 5]!.id
         yield* sm.appendCompaction("the summary", kept, 100)
         for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`after ${i}`))
-        const first = yield* both(ref)
+        const first = yield* ResumeChecks.both(ref)
         expect(first.got).toEqual(first.want)
         expect(first.bounded).toBe(false)
-        const { bounded, got, manager, want } = yield* both(ref)
+        const { bounded, got, manager, want } = yield* ResumeChecks.both(ref)
         expect(got).toEqual(want)
         expect(bounded).toBe(true)
         const state = manager.getBoundedState()!
@@ -300,7 +235,7 @@ describe("sqlite bounded open (resume)", () => {
         yield* writer.branch(state.entries[3]!.id)
         yield* writer.appendMessage(user("branched"))
         expect(writer.isBounded()).toBe(true)
-        const again = yield* both(ref)
+        const again = yield* ResumeChecks.both(ref)
         expect(again.got).toEqual(again.want)
         expect(again.bounded).toBe(true)
         expect(again.manager.loadReport().bytesRead).toBeLessThan(expected * 2)
@@ -331,9 +266,9 @@ describe("sqlite bounded open (resume)", () => {
         const other = yield* SessionManager.create("/work", `sqlite:${db}`, { eagerFlush: true })
         yield* other.appendMessage(user("other session"))
         const otherRef = SessionRef.format(other.getSessionRef()!)
-        yield* both(ref)
-        yield* both(otherRef)
-        expect((yield* both(ref)).bounded).toBe(true)
+        yield* ResumeChecks.both(ref)
+        yield* ResumeChecks.both(otherRef)
+        expect((yield* ResumeChecks.both(ref)).bounded).toBe(true)
         const good = storedActive(db, id)!
         const damage: ReadonlyArray<[string, (d: Db) => void]> = [
           ["garbage JSON", (d) => d.handle.prepare("UPDATE sessions SET active = '{nope' WHERE id = ?").run(id)],
@@ -369,10 +304,10 @@ describe("sqlite bounded open (resume)", () => {
             )
             f(d)
           })
-          const { got, want } = yield* both(ref)
+          const { got, want } = yield* ResumeChecks.both(ref)
           expect(got, what).toEqual(want)
           // written again: the next one is bounded
-          const after = yield* both(ref)
+          const after = yield* ResumeChecks.both(ref)
           expect(after.got, what).toEqual(after.want)
           expect(after.bounded, what).toBe(true)
         }
@@ -381,7 +316,7 @@ describe("sqlite bounded open (resume)", () => {
         withDb(db, (d) =>
           d.write(id, [JSON.stringify({ ...dup, parentId: sm.getLeafId() })], { nowMs: Date.now() }))
         for (let i = 0; i < 2; i++) {
-          const { bounded, got, want } = yield* both(ref)
+          const { bounded, got, want } = yield* ResumeChecks.both(ref)
           expect(got).toEqual(want)
           expect(bounded).toBe(false)
         }
@@ -394,7 +329,7 @@ describe("sqlite bounded open (resume)", () => {
           (d) => d.write(torn.getSessionId(), ["{\"type\":\"message\",\"id\":\"tt"], { nowMs: Date.now(), torn: true })
         )
         for (let i = 0; i < 2; i++) {
-          const { bounded, got, want } = yield* both(tornRef)
+          const { bounded, got, want } = yield* ResumeChecks.both(tornRef)
           expect(got).toEqual(want)
           expect(bounded).toBe(false)
         }
@@ -428,15 +363,15 @@ describe("sqlite bounded open (resume)", () => {
         // a fresh store: read-only opens of version 2 read the whole session
         yield* Effect.gen(function*() {
           for (let i = 0; i < 2; i++) {
-            const { bounded, got, want } = yield* both(ref, { readOnly: true, writeIndex: false })
+            const { bounded, got, want } = yield* ResumeChecks.both(ref, { readOnly: true, writeIndex: false })
             expect(got).toEqual(want)
             expect(bounded).toBe(false)
           }
         }).pipe(Effect.provide(StoreRouter.layerNode([driver])))
         yield* Effect.gen(function*() {
-          const first = yield* both(ref, { readOnly: false })
+          const first = yield* ResumeChecks.both(ref, { readOnly: false })
           expect(first.got).toEqual(first.want)
-          const second = yield* both(ref, { readOnly: false })
+          const second = yield* ResumeChecks.both(ref, { readOnly: false })
           expect(second.got).toEqual(second.want)
           expect(second.bounded).toBe(true)
         }).pipe(Effect.provide(StoreRouter.layerNode([driver])))

@@ -1,11 +1,16 @@
 /**
  * What the bounded-open tests of every store compare (the JSONL index's, the SQL stores'): the
- * answers a resumed manager must give exactly as a full open, and a small seeded generator for
- * their random steps.
+ * answers a resumed manager must give exactly as a full open, a small seeded generator, and the
+ * random walk of writes (the manager's, another manager's, another tool's raw rows) after each
+ * step of which a resume must still answer so.
  *
  * @since 0.1.0
  */
-import type * as SessionManager from "../SessionManager.js"
+import { Messages } from "@branchlog/session-core/testing"
+import * as Effect from "effect/Effect"
+import * as IdSource from "../IdSource.js"
+import * as SessionManager from "../SessionManager.js"
+import * as SessionRef from "../SessionRef.js"
 
 /** The leaf, the name, every label (with its time), the header and the context at the leaf, as plain JSON. */
 export const answers = (sm: SessionManager.SessionManager) => ({
@@ -27,3 +32,130 @@ export const prng = (seed: number) => {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
 }
+
+/** JSON with every object's keys sorted: equal for values `toEqual` finds equal (as JSON: `undefined` fields dropped). */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, v: unknown) =>
+    typeof v === "object" && v !== null && !Array.isArray(v)
+      ? Object.fromEntries(
+        Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      )
+      : v)
+
+/** The answers of a full open and of a bounded open of `ref` (ids minted in memory from one deterministic source each). */
+export const both = (
+  ref: string,
+  options: { readonly readOnly?: boolean; readonly writeIndex?: boolean } = {}
+): Effect.Effect<
+  {
+    readonly want: ReturnType<typeof answers>
+    readonly got: ReturnType<typeof answers>
+    readonly bounded: boolean
+    readonly manager: SessionManager.SessionManager
+  },
+  SessionManager.OpenError,
+  SessionManager.StoreRequirement
+> =>
+  Effect.gen(function*() {
+    const full = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false }).pipe(
+      Effect.provide(IdSource.deterministic(7))
+    )
+    const bounded = yield* SessionManager.resume(ref, undefined, undefined, {
+      readOnly: options.readOnly ?? true,
+      writeIndex: options.writeIndex ?? true
+    }).pipe(Effect.provide(IdSource.deterministic(7)))
+    return { want: answers(full), got: answers(bounded), bounded: bounded.isBounded(), manager: bounded }
+  })
+
+/** A step of a {@link randomWalk} whose answers differed: a resume's from a full open's, or the writer's own. */
+export interface Mismatch {
+  readonly seed: number
+  readonly step: number
+  readonly of: "resume" | "writer"
+  readonly got: unknown
+  readonly want: unknown
+}
+
+/** What a {@link randomWalk} saw: the steps a resume answered bounded, and every step that differed. */
+export interface Walk {
+  readonly steps: number
+  readonly bounded: number
+  readonly mismatches: ReadonlyArray<Mismatch>
+}
+
+/**
+ * Seeded random sessions in `location`: appends, thinking-level and model changes, compactions
+ * (keeping an entry on the path, elsewhere, or nothing), branches on and off the path, labels,
+ * names, branch summaries, leaf resets, by a resumed manager; appends by another manager (a full
+ * open, now and then after a branch of its own); raw rows by another tool (`rawAppend`: no lock,
+ * no index; most continue the leaf, some hang elsewhere); resumes anew. After every step a
+ * bounded open must answer as a full open (`both`), and the writer, once refreshed, as a full open
+ * at its own leaf.
+ */
+export const randomWalk = <E, R>(options: {
+  readonly location: string
+  readonly seeds: number
+  readonly steps: number
+  /** Appends one raw row (a JSON line, no newline) to the session `ref` (id `sessionId`) as another tool would. */
+  readonly rawAppend: (ref: string, sessionId: string, row: string) => Effect.Effect<void, E, R>
+}) =>
+  Effect.gen(function*() {
+    const { assistant, user } = Messages
+    const mismatches: Array<Mismatch> = []
+    let bounded = 0
+    let steps = 0
+    const full = (ref: string) => SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
+    for (let seed = 1; seed <= options.seeds; seed++) {
+      const random = prng(seed)
+      const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)]!
+      const created = yield* SessionManager.create("/work", options.location, { eagerFlush: true })
+      const ref = SessionRef.format(created.getSessionRef()!)
+      yield* created.appendMessage(user("hello"))
+      yield* created.appendMessage(assistant("hi"))
+      let sm = yield* SessionManager.resume(ref)
+      let foreign = 0
+      for (let step = 0; step < options.steps; step++) {
+        const ids = (yield* full(ref)).getEntries().map((e) => e.id)
+        const branchIds = (sm.getBoundedState() ?? sm.getState()).entries.map((e) => e.id)
+        const r = random()
+        if (r < 0.25) yield* sm.appendMessage(pick([user, assistant])(`m${step}`))
+        else if (r < 0.3) yield* sm.appendThinkingLevelChange(pick(["low", "high", "off"]))
+        else if (r < 0.35) yield* sm.appendModelChange("p", pick(["a", "b"]))
+        else if (r < 0.42) {
+          const kept = random() < 0.2 ? null : pick(random() < 0.7 ? branchIds : ids)
+          yield* sm.appendCompaction(`summary ${step}`, kept, 100)
+        } else if (r < 0.5) yield* sm.branch(pick(random() < 0.6 ? branchIds : ids))
+        else if (r < 0.56) yield* sm.appendLabelChange(pick(ids), random() < 0.8 ? `l${step}` : undefined)
+        else if (r < 0.6) yield* sm.appendSessionInfo(`name ${step}`)
+        else if (r < 0.64) yield* sm.branchWithSummary(pick(branchIds), `bs ${step}`)
+        else if (r < 0.66) yield* sm.resetLeaf()
+        else if (r < 0.76) {
+          const other = yield* SessionManager.open(ref, undefined, undefined, { cache: false })
+          if (random() < 0.3) yield* other.branch(pick(ids))
+          yield* other.appendMessage(user(`foreign ${step}`))
+        } else if (r < 0.86) {
+          const last = (yield* full(ref)).getLeafId()
+          const row = JSON.stringify({
+            type: "message",
+            id: `f${String(foreign++).padStart(7, "0")}`,
+            parentId: random() < 0.8 ? last : pick(ids),
+            timestamp: "2026-01-01T00:00:00.000Z",
+            message: user(`raw ${step}`)
+          })
+          yield* options.rawAppend(ref, created.getSessionId(), row)
+        } else sm = yield* SessionManager.resume(ref)
+        const answered = yield* both(ref)
+        steps++
+        if (answered.bounded) bounded++
+        if (canonical(answered.got) !== canonical(answered.want)) {
+          mismatches.push({ seed, step, of: "resume", got: answered.got, want: answered.want })
+        }
+        // the manager that wrote answers as a full open does at its own leaf (others' appends do not move it)
+        yield* sm.refresh()
+        const got = sm.buildSessionContext()
+        const want = (yield* full(ref)).buildSessionContext(sm.getLeafId())
+        if (canonical(got) !== canonical(want)) mismatches.push({ seed, step, of: "writer", got, want })
+      }
+    }
+    return { steps, bounded, mismatches } satisfies Walk
+  })
