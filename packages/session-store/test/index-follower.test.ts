@@ -6,7 +6,7 @@
  * inside its hold), a torn or damaged record, or another writer's rows in between cost a catch-up
  * from the transcript, never a wrong answer.
  */
-import type { AgentMessage } from "@branchlog/session-core"
+import { Messages } from "@branchlog/session-core/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -29,26 +29,7 @@ const child = path.join(here, "fixtures", "index-writer-child.ts")
 
 type Requirements = SessionManager.Requirements
 
-const user = (text: string): AgentMessage.AgentMessage =>
-  ({ role: "user", content: text, timestamp: 1 }) as unknown as AgentMessage.AgentMessage
-const assistant = (text: string): AgentMessage.AgentMessage =>
-  ({
-    role: "assistant",
-    content: [{ type: "text", text }],
-    api: "x",
-    provider: "p",
-    model: "m",
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
-    },
-    stopReason: "stop",
-    timestamp: 2
-  }) as unknown as AgentMessage.AgentMessage
+const { assistant, user } = Messages
 
 /** The end of the file the index covers (its base with every record of its log that follows on), and its record count. */
 const covered = (ext: External, file: string): { readonly size: number; readonly records: number } | undefined => {

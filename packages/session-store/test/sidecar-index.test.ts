@@ -5,7 +5,7 @@
  * foreign writers (another manager, raw appends as pi makes them, a second process), and whatever
  * is done to the index (truncated, bit-flipped, another session's, left behind after a rewrite).
  */
-import type { AgentMessage } from "@branchlog/session-core"
+import { Messages } from "@branchlog/session-core/testing"
 import { fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -28,26 +28,7 @@ const writer = path.join(here, "fixtures", "writer-child.ts")
 
 type Requirements = SessionManager.Requirements
 
-const user = (text: string): AgentMessage.AgentMessage =>
-  ({ role: "user", content: text, timestamp: 1 }) as unknown as AgentMessage.AgentMessage
-const assistant = (text: string, model = "m1"): AgentMessage.AgentMessage =>
-  ({
-    role: "assistant",
-    content: [{ type: "text", text }],
-    api: "x",
-    provider: "p",
-    model,
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
-    },
-    stopReason: "stop",
-    timestamp: 2
-  }) as unknown as AgentMessage.AgentMessage
+const { assistant, user } = Messages
 
 const all = fixtures()
 

@@ -6,8 +6,8 @@
  * done to the stored summary, on a database of the previous schema version; and it reads only the
  * rows of the active path.
  */
-import type { AgentMessage } from "@branchlog/session-core"
 import { Line, SessionContext, SessionState, Tree } from "@branchlog/session-core"
+import { Messages } from "@branchlog/session-core/testing"
 import { Synthetic } from "@branchlog/session-core/testing"
 import * as SessionCopy from "@branchlog/session-store/SessionCopy"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
@@ -35,26 +35,7 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 
 const layer = StoreRouter.layerNode([driver])
 
-const user = (text: string): AgentMessage.AgentMessage =>
-  ({ role: "user", content: text, timestamp: 1 }) as unknown as AgentMessage.AgentMessage
-const assistant = (text: string, model = "m1"): AgentMessage.AgentMessage =>
-  ({
-    role: "assistant",
-    content: [{ type: "text", text }],
-    api: "x",
-    provider: "p",
-    model,
-    usage: {
-      input: 1,
-      output: 1,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 2,
-      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
-    },
-    stopReason: "stop",
-    timestamp: 2
-  }) as unknown as AgentMessage.AgentMessage
+const { assistant, user } = Messages
 
 const pick2 = (i: number) => i % 2 === 0 ? user(`u${i}`) : assistant(`a${i}`)
 
