@@ -40,7 +40,7 @@ export class Db {
   private st!: ReturnType<typeof prepare>
   private listing!: Listing
 
-  constructor(readonly path: string, readonly readOnly: boolean, busyTimeoutMs: number) {
+  constructor(readonly path: string, readonly readOnly: boolean, private readonly busyTimeoutMs: number) {
     this.handle = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: busyTimeoutMs })
     // reads through a memory map: a search's lookups of rows spread over the file copy no pages
     this.handle.pragma(`mmap_size = ${MMAP_BYTES}`)
@@ -60,8 +60,15 @@ export class Db {
     if (columns.includes("active")) this.active = prepareActive(this.handle)
     // the removal count (schema version 4) makes the listing a cache; without it (a database of an
     // older schema read-only) every listing reads every session
-    const counters = this.handle.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counters'").get()
-    this.listing = new Listing(this.handle, this.path, counters !== undefined)
+    const table = (name: string) =>
+      this.handle.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
+    // and the stored snapshot of the listing (version 5) its start; only a writable connection writes it
+    this.listing = new Listing(
+      this.handle,
+      this.path,
+      table("counters"),
+      table("listing_snapshot") ? { write: !this.readOnly, busyTimeoutMs: this.busyTimeoutMs } : undefined
+    )
     return this
   }
 
