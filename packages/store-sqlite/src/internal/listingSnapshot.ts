@@ -17,8 +17,8 @@
  * {@link decode} trusts nothing: another format number, a BLOB of another length than `count`
  * sessions, a string running past the text or a text longer than its strings, a length or number
  * that is not an integer where one is due, two entries of one session, entries out of listing
- * order or of a `touched` above the snapshot's: the snapshot is refused (`undefined`) and the
- * listing read from the rows.
+ * order or of a `touched` above the snapshot's, a string that cannot be a session's (an id cut
+ * inside a surrogate pair): the snapshot is refused (`undefined`) and the listing read from the rows.
  */
 import type { SqliteRef } from "@branchlog/session-store/SessionRef"
 import type { Entry } from "./listedSummary.js"
@@ -93,6 +93,15 @@ const doubles = (blob: Uint8Array): Float64Array =>
  * its references before the id); `undefined` when anything about it is off (see the module).
  */
 export const decode = (stored: Stored | undefined, path: string, prefix: string): Decoded | undefined => {
+  try {
+    return decodeOrThrow(stored, path, prefix)
+  } catch {
+    // a length cutting a surrogate pair makes an id that `encodeURIComponent` refuses
+    return undefined
+  }
+}
+
+const decodeOrThrow = (stored: Stored | undefined, path: string, prefix: string): Decoded | undefined => {
   if (stored === undefined || !supported) return undefined
   const [format, touched, removals, count, blob, texts] = stored
   if (format !== FORMAT || !isInt(touched) || !isInt(removals) || !isInt(count) || count < 0) return undefined
