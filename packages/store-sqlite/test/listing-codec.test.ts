@@ -12,7 +12,12 @@ import * as ListedSummary from "../src/internal/listedSummary.js"
 import * as Snapshot from "../src/internal/listingSnapshot.js"
 import { same } from "./support/listing.js"
 
-const text = fc.string({ unit: fc.oneof(fc.constantFrom("\0", "é", "😀", "\u200d", "#", "%", "a"), fc.string({ unit: "grapheme", maxLength: 1 })) })
+const text = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom("\0", "é", "😀", "\u200d", "#", "%", "a"),
+    fc.string({ unit: "grapheme", maxLength: 1 })
+  )
+})
 const optional = fc.option(text, { nil: undefined })
 const entries = fc.array(
   fc.record({
@@ -34,7 +39,20 @@ const entries = fc.array(
     sid: i * 3 + 1,
     listed: r.listed,
     touched: i + 1,
-    summary: ListedSummary.make("/db", "sqlite:/db#", r.refId, r.id, r.cwd, r.name, r.parent, r.created, r.modified, r.count, r.first, r.all)
+    summary: ListedSummary.make(
+      "/db",
+      "sqlite:/db#",
+      r.refId,
+      r.id,
+      r.cwd,
+      r.name,
+      r.parent,
+      r.created,
+      r.modified,
+      r.count,
+      r.first,
+      r.all
+    )
   }))
   return made.sort(ListedSummary.newestFirst)
 })
@@ -43,11 +61,21 @@ const entries = fc.array(
 const roundTrip = (list: ReadonlyArray<Entry>, change?: (db: Database.Database) => void) => {
   const db = new Database(":memory:")
   try {
-    db.exec("CREATE TABLE s (format INTEGER, touched INTEGER, removals INTEGER, count INTEGER, numbers BLOB, texts TEXT)")
+    db.exec(
+      "CREATE TABLE s (format INTEGER, touched INTEGER, removals INTEGER, count INTEGER, numbers BLOB, texts TEXT)"
+    )
     const { numbers, texts } = Snapshot.encode(list)
-    db.prepare("INSERT INTO s VALUES (?, ?, ?, ?, ?, ?)").run(Snapshot.FORMAT, list.length + 5, 7, list.length, numbers, texts)
+    db.prepare("INSERT INTO s VALUES (?, ?, ?, ?, ?, ?)").run(
+      Snapshot.FORMAT,
+      list.length + 5,
+      7,
+      list.length,
+      numbers,
+      texts
+    )
     change?.(db)
-    return db.prepare("SELECT format, touched, removals, count, numbers, texts FROM s").raw(true).get() as Snapshot.Stored
+    return db.prepare("SELECT format, touched, removals, count, numbers, texts FROM s").raw(true)
+      .get() as Snapshot.Stored
   } finally {
     db.close()
   }
@@ -120,7 +148,11 @@ describe("listing snapshot codec", () => {
       "entries out of order": withNumbers((n) => {
         for (const k of [1, 2]) [n[k], n[S + k]] = [n[S + k]!, n[k]!]
       }),
-      "a BLOB longer than its count": [...good.slice(0, 4), new Uint8Array([...(good[4] as Uint8Array), 0, 0, 0, 0, 0, 0, 0, 0]), good[5]] as unknown as Snapshot.Stored,
+      "a BLOB longer than its count": [
+        ...good.slice(0, 4),
+        new Uint8Array([...(good[4] as Uint8Array), 0, 0, 0, 0, 0, 0, 0, 0]),
+        good[5]
+      ] as unknown as Snapshot.Stored,
       "a NaN listing time": withNumbers((n) => void (n[1] = Number.NaN)),
       "a sid not an integer": withNumbers((n) => void (n[0] = 1.5)),
       "a message count below zero": withNumbers((n) => void (n[5] = -1)),

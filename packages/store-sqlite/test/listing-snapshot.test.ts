@@ -276,40 +276,45 @@ describe("SqliteStore listing snapshot", () => {
     expect(stored(file)).toMatchObject({ ...counters(file), count: 3 })
   }, 20_000)
 
-  it("property: random changes by another connection between cold listings (each one's snapshot stored or not)", async () => {
-    const op = fc.oneof(
-      fc.record({ kind: fc.constant("create" as const), i: fc.nat(12) }),
-      fc.record({ kind: fc.constant("append" as const), i: fc.nat(12), at: fc.integer({ min: 0, max: 3e12 }) }),
-      fc.record({ kind: fc.constant("rename" as const), i: fc.nat(12) }),
-      fc.record({ kind: fc.constant("remove" as const), i: fc.nat(12) }),
-      fc.record({ kind: fc.constant("out" as const), i: fc.nat(12) }),
-      fc.record({ kind: fc.constant("cold" as const) }),
-      fc.record({ kind: fc.constant("drop" as const) })
-    )
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
-        const file = freshDb()
-        await cold(file)
-        for (const o of ops) {
-          if (o.kind === "cold") same(await cold(file), fromRows(file))
-          else if (o.kind === "drop") sql(file, "DELETE FROM listing_snapshot")
-          else {
-            withDb(file, (db) => {
-              const id = `s${o.i}`
-              const exists = db.session(id) !== undefined
-              if (o.kind === "create" && !exists) {
-                db.write(id, [header(id), message(`${id}-0`, 1e12 + o.i, `hi ${o.i}`)], { nowMs: 5, create: true })
-              } else if (o.kind === "append" && exists) {
-                db.write(id, [message(`${id}-${Math.random()}`, o.at, "more")], { nowMs: 6 })
-              } else if (o.kind === "rename" && exists) db.write(id, [named(`${id}-n${Math.random()}`, "n")], { nowMs: 7 })
-              else if (o.kind === "remove") db.remove(id)
-              else if (o.kind === "out" && exists) db.replace(id, [message(`${id}-x`, 1, "no header")], { nowMs: 8 })
-            })
+  it(
+    "property: random changes by another connection between cold listings (each one's snapshot stored or not)",
+    async () => {
+      const op = fc.oneof(
+        fc.record({ kind: fc.constant("create" as const), i: fc.nat(12) }),
+        fc.record({ kind: fc.constant("append" as const), i: fc.nat(12), at: fc.integer({ min: 0, max: 3e12 }) }),
+        fc.record({ kind: fc.constant("rename" as const), i: fc.nat(12) }),
+        fc.record({ kind: fc.constant("remove" as const), i: fc.nat(12) }),
+        fc.record({ kind: fc.constant("out" as const), i: fc.nat(12) }),
+        fc.record({ kind: fc.constant("cold" as const) }),
+        fc.record({ kind: fc.constant("drop" as const) })
+      )
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 14 }), async (ops) => {
+          const file = freshDb()
+          await cold(file)
+          for (const o of ops) {
+            if (o.kind === "cold") same(await cold(file), fromRows(file))
+            else if (o.kind === "drop") sql(file, "DELETE FROM listing_snapshot")
+            else {
+              withDb(file, (db) => {
+                const id = `s${o.i}`
+                const exists = db.session(id) !== undefined
+                if (o.kind === "create" && !exists) {
+                  db.write(id, [header(id), message(`${id}-0`, 1e12 + o.i, `hi ${o.i}`)], { nowMs: 5, create: true })
+                } else if (o.kind === "append" && exists) {
+                  db.write(id, [message(`${id}-${Math.random()}`, o.at, "more")], { nowMs: 6 })
+                } else if (o.kind === "rename" && exists) {
+                  db.write(id, [named(`${id}-n${Math.random()}`, "n")], { nowMs: 7 })
+                } else if (o.kind === "remove") db.remove(id)
+                else if (o.kind === "out" && exists) db.replace(id, [message(`${id}-x`, 1, "no header")], { nowMs: 8 })
+              })
+            }
           }
-        }
-        same(await cold(file), fromRows(file))
-      }),
-      { numRuns: 40 }
-    )
-  }, 120_000)
+          same(await cold(file), fromRows(file))
+        }),
+        { numRuns: 40 }
+      )
+    },
+    120_000
+  )
 })

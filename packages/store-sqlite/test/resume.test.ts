@@ -422,7 +422,9 @@ describe("sqlite bounded open (resume)", () => {
           for (const c of ["active", "active_filter", "active_generation", "active_seq"]) {
             d.handle.exec(`ALTER TABLE sessions DROP COLUMN ${c}`)
           }
-          d.handle.exec(`DROP TABLE listing_snapshot; DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id IN (3, 4, 5)`)
+          d.handle.exec(
+            `DROP TABLE listing_snapshot; DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id IN (3, 4, 5)`
+          )
           expect(Schema.versionOf(d.handle)).toBe(2)
         })
         const ref = `sqlite:${db}#${id}`

@@ -58,17 +58,11 @@ export class Db {
     const columns = this.handle.prepare("SELECT name FROM pragma_table_info('sessions')").pluck().all()
     this.st = prepare(this.handle, columns.includes("pending"))
     if (columns.includes("active")) this.active = prepareActive(this.handle)
-    // the removal count (schema version 4) makes the listing a cache; without it (a database of an
-    // older schema read-only) every listing reads every session
-    const table = (name: string) =>
-      this.handle.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
-    // and the stored snapshot of the listing (version 5) its start; only a writable connection writes it
-    this.listing = new Listing(
-      this.handle,
-      this.path,
-      table("counters"),
-      table("listing_snapshot") ? { write: !this.readOnly, busyTimeoutMs: this.busyTimeoutMs } : undefined
-    )
+    // the removal count (schema 4) makes the listing a cache (without it, read-only, every listing
+    // reads every session); the stored snapshot (schema 5) its start, written by a writable connection
+    const has = (t: string) => this.handle.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(t) !== undefined
+    const snapshots = has("listing_snapshot") ? { write: !this.readOnly, busyTimeoutMs: this.busyTimeoutMs } : undefined
+    this.listing = new Listing(this.handle, this.path, has("counters"), snapshots)
     return this
   }
 

@@ -246,17 +246,23 @@ export class Listing {
     return true
   }
 
-  /** Stores the listing as caught up now; skipped (not failed) when busy or failing. */
-  private saveSnapshot(): void {
+  /**
+   * Stores the listing as caught up now (what a listing does when due); `false`: skipped (busy,
+   * failing, or a connection that stores none), never an error.
+   */
+  saveSnapshot(): boolean {
+    if (this.save === undefined) return false
     const timeout = this.snapshots!.busyTimeoutMs
     try {
       // no wait for another writer: the next listing tries again
       this.handle.pragma("busy_timeout = 0")
-      this.save!()
+      this.save()
+      return true
     } catch {
       // a snapshot is never needed: skipped until the listing is due again
       this.unsaved = false
       this.sinceSaved.clear()
+      return false
     } finally {
       this.handle.pragma(`busy_timeout = ${timeout}`)
     }

@@ -141,7 +141,20 @@ const decodeOrThrow = (stored: Stored | undefined, path: string, prefix: string)
       sid,
       listed,
       touched: changed,
-      summary: ListedSummary.make(path, prefix, refId, id, cwd, name, parent, n[o + 3]!, n[o + 4]!, messageCount, first, all)
+      summary: ListedSummary.make(
+        path,
+        prefix,
+        refId,
+        id,
+        cwd,
+        name,
+        parent,
+        n[o + 3]!,
+        n[o + 4]!,
+        messageCount,
+        first,
+        all
+      )
     }
     if (previous !== undefined && ListedSummary.newestFirst(previous, entry) >= 0) return undefined
     entries[i] = previous = entry
