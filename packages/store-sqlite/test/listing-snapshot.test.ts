@@ -155,6 +155,15 @@ describe("SqliteStore listing snapshot", () => {
     expect(ids(await cold(file))).not.toContain("s4")
   }, 60_000)
 
+  it("processes racing to store snapshots while removing and creating sessions: cold equals the rows", async () => {
+    const file = await withSnapshot(5)
+    const racers = ["a", "b", "c"].map((p) => start([child, file, `churn:${p}:15`]))
+    for (const racer of racers) expect(await racer.exited, racer.output).toBe(0)
+    same(await cold(file), fromRows(file))
+    expect(ids(fromRows(file)).filter((id) => !/^s\d$/.test(id)).length).toBe(3)
+    await coldFromSnapshot(file)
+  }, 60_000)
+
   const damages: ReadonlyArray<readonly [string, string]> = [
     ["a truncated BLOB", "numbers = substr(numbers, 1, length(numbers) - 8)"],
     ["a longer BLOB", "numbers = unhex(hex(numbers) || '0000000000000000')"],
