@@ -31,7 +31,10 @@ const entries = fc.array(
     modified: fc.integer({ min: 0, max: 4e12 }),
     count: fc.nat(),
     first: text,
-    all: text
+    all: text,
+    // the first message as the start of the messages' text (stored once), the header's id the session's
+    firstInAll: fc.boolean(),
+    sameId: fc.boolean()
   }),
   { maxLength: 40 }
 ).map((raw) => {
@@ -43,14 +46,14 @@ const entries = fc.array(
       "/db",
       "sqlite:/db#",
       r.refId,
-      r.id,
+      r.sameId ? r.refId : r.id,
       r.cwd,
       r.name,
       r.parent,
       r.created,
       r.modified,
       r.count,
-      r.first,
+      r.firstInAll ? r.all.slice(0, r.first.length) : r.first,
       r.all
     )
   }))
@@ -126,10 +129,14 @@ describe("listing snapshot codec", () => {
   })
 
   it("refuses a snapshot that is off in any way", () => {
-    const list = fc.sample(entries.filter((l) => l.length >= 3 && l.some((e) => e.summary.firstMessage.length > 0)), {
-      numRuns: 1,
-      seed: 11
-    })[0]!
+    const inAll = (e: Entry) => e.summary.allMessagesText.startsWith(e.summary.firstMessage)
+    const list = fc.sample(
+      entries.filter((l) =>
+        l.length >= 3 && l.some((e) => e.summary.firstMessage.length > 0 && !inAll(e)) &&
+        l.some((e) => e.summary.firstMessage.length > 0 && inAll(e))
+      ),
+      { numRuns: 1, seed: 11 }
+    )[0]!
     const good = roundTrip(list)
     expect(Snapshot.decode(good, "/db", "sqlite:/db#")).toBeDefined()
     const withNumbers = (f: (n: Float64Array) => void): Snapshot.Stored => {
@@ -161,6 +168,14 @@ describe("listing snapshot codec", () => {
       "an absent first message": withNumbers((n) => void (n[11] = -1)),
       "a length below -1": withNumbers((n) => void (n[9] = -2)),
       "a string past the text": withNumbers((n) => void (n[12] = (good[5] as string).length + 1)),
+      "a first message longer than the text it starts": withNumbers((n) => {
+        const i = [...Array(list.length).keys()].find((k) => n[k * S + 11]! <= -2)!
+        n[i * S + 11] = -3 - n[i * S + 12]!
+      }),
+      "a first message of a length not an integer": withNumbers((n) => {
+        const i = [...Array(list.length).keys()].find((k) => n[k * S + 11]! <= -2)!
+        n[i * S + 11] = n[i * S + 11]! + 0.5
+      }),
       "strings short of the text": withNumbers((n) => {
         const i = [...Array(list.length).keys()].find((k) => n[k * S + 11]! > 0)!
         n[i * S + 11] = n[i * S + 11]! - 1

@@ -8,8 +8,10 @@
  * text value, the rest is a BLOB of little-endian doubles, {@link STRIDE} per session:
  * `sid, listed (listed_ms; -Infinity: none), touched, created (ms), modified (ms), messageCount`,
  * then the lengths (UTF-16 code units) of its strings in the text, in this order: the session's id
- * in the database, the header's id, `cwd`, `name` and `parentSessionPath` (`-1`: absent),
- * `firstMessage`, `allMessagesText`. A read makes each string a slice of the one text (V8 keeps a
+ * in the database, the header's id (`-2`: the same as the session's, not repeated), `cwd`, `name`
+ * and `parentSessionPath` (`-1`: absent), `firstMessage` (`-2 - k`: not in the text, the first `k`
+ * characters of `allMessagesText`, as it most often is), `allMessagesText`. A read makes each
+ * string a slice of the one text (V8 keeps a
  * slice of 13 characters or more as a view of it, no copy), and a view of the BLOB (copied only
  * when not aligned). Nothing of the database's path is stored: the references are made from the
  * connection's path when read.
@@ -70,12 +72,15 @@ export const encode = (entries: ReadonlyArray<Entry>): { readonly numbers: Buffe
     numbers[o + 3] = summary.created.getTime()
     numbers[o + 4] = summary.modified.getTime()
     numbers[o + 5] = summary.messageCount
-    numbers[o + 6] = text((summary.ref as SqliteRef).id)
-    numbers[o + 7] = text(summary.id)
+    const refId = (summary.ref as SqliteRef).id
+    numbers[o + 6] = text(refId)
+    numbers[o + 7] = summary.id === refId ? -2 : text(summary.id)
     numbers[o + 8] = text(summary.cwd)
     numbers[o + 9] = text(summary.name)
     numbers[o + 10] = text(summary.parentSessionPath)
-    numbers[o + 11] = text(summary.firstMessage)
+    const first = summary.firstMessage
+    const prefix = first.length > 0 && summary.allMessagesText.startsWith(first)
+    numbers[o + 11] = prefix ? -2 - first.length : text(first)
     numbers[o + 12] = text(summary.allMessagesText)
     o += STRIDE
   }
@@ -129,14 +134,19 @@ const decodeOrThrow = (stored: Stored | undefined, path: string, prefix: string)
     if (!isInt(sid) || Number.isNaN(listed) || !isInt(changed) || changed > touched || bySid.has(sid)) return undefined
     if (!isInt(messageCount) || messageCount < 0) return undefined
     const refId = next(n[o + 6]!, false)
-    const id = next(n[o + 7]!, false)
+    const id = n[o + 7] === -2 ? refId : next(n[o + 7]!, false)
     const cwd = next(n[o + 8]!, false)
     const name = next(n[o + 9]!, true)
     const parent = next(n[o + 10]!, true)
-    const first = next(n[o + 11]!, false)
+    const firstLength = n[o + 11]!
+    const inText = !(firstLength <= -2)
+    const own = inText ? next(firstLength, false) : ""
     const all = next(n[o + 12]!, false)
     if (refId == null || id == null || cwd == null || name === null || parent === null) return undefined
-    if (first == null || all == null) return undefined
+    if (own == null || all == null || (!inText && !(Number.isInteger(firstLength) && -2 - firstLength <= all.length))) {
+      return undefined
+    }
+    const first = inText ? own : all.slice(0, -2 - firstLength)
     const entry: Entry = {
       sid,
       listed,
