@@ -75,6 +75,20 @@ describe("SqliteStore listing snapshot", () => {
     expect(listed.filter((s) => s.id !== "s3")).toEqual(fromRows(file).filter((s) => s.id !== "s3"))
   })
 
+  it("a database moved elsewhere: the references are the new path's (nothing of the path is stored)", async () => {
+    const file = await withSnapshot(3)
+    const moved = path.join(root, "moved", `db-${++dbs}.db`)
+    fs.mkdirSync(path.dirname(moved), { recursive: true })
+    // every connection closed: the WAL checkpointed into the file
+    fs.copyFileSync(file, moved)
+    sql(moved, "UPDATE listing_snapshot SET texts = replace(texts, 'hi 2', 'HI 2')")
+    const listed = await cold(moved)
+    expect(listed.find((s) => s.id === "s2")?.firstMessage).toBe("HI 2")
+    expect(listed.map((s) => s.path)).toEqual(["s2", "s1", "s0"].map((id) => `sqlite:${moved}#${id}`))
+    expect(listed.map((s) => s.ref)).toEqual(["s2", "s1", "s0"].map((id) => ({ _tag: "Sqlite", path: moved, id })))
+    expect(listed.filter((s) => s.id !== "s2")).toEqual(fromRows(moved).filter((s) => s.id !== "s2"))
+  })
+
   it("another connection adds, appends to, renames and replaces out sessions after it: cold equals the rows", async () => {
     const file = await withSnapshot(10)
     withDb(file, (db) => {
