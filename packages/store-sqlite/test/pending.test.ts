@@ -93,12 +93,13 @@ describe("SqliteStore rows to index", () => {
         nowMs: Date.now()
       })
     })
-    // back to version 3: no flag (the unindexed rows found by `indexed < seq` then), no removal count
+    // back to version 3: no flag (the unindexed rows found by `indexed < seq` then), no removal count, no
+    // stored listing
     const v3 = new Database(file)
     v3.exec(
       `DROP TRIGGER sessions_removed; DROP TABLE counters; DROP INDEX sessions_pending;
        ALTER TABLE sessions DROP COLUMN pending; CREATE INDEX sessions_unindexed ON sessions (sid) WHERE indexed < seq;
-       DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id = 4`
+       DROP TABLE listing_snapshot; DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id IN (4, 5)`
     )
     v3.close()
     expect(await search(file, "bravo")).toEqual(["s2-b"])

@@ -328,7 +328,8 @@ describe("sqlite bounded open (resume)", () => {
           for (let i = 0; i < 10; i++) yield* sm.appendMessage(user(`u${i}`))
           return sm.getSessionId()
         })).pipe(Effect.provide(StoreRouter.layerNode([driver])))
-        // back to version 2: the columns of migration 3 and the removal count of 4 dropped, their records removed
+        // back to version 2: the columns of migration 3, the removal count of 4 and the stored listing of 5
+        // dropped, their records removed
         withDb(db, (d) => {
           d.handle.exec(
             `DROP TRIGGER sessions_removed; DROP TABLE counters; DROP INDEX sessions_pending;
@@ -337,7 +338,9 @@ describe("sqlite bounded open (resume)", () => {
           for (const c of ["active", "active_filter", "active_generation", "active_seq"]) {
             d.handle.exec(`ALTER TABLE sessions DROP COLUMN ${c}`)
           }
-          d.handle.exec(`DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id IN (3, 4)`)
+          d.handle.exec(
+            `DROP TABLE listing_snapshot; DELETE FROM ${Schema.MIGRATIONS_TABLE} WHERE migration_id IN (3, 4, 5)`
+          )
           expect(Schema.versionOf(d.handle)).toBe(2)
         })
         const ref = `sqlite:${db}#${id}`

@@ -209,11 +209,11 @@ describe("SqliteStore", () => {
           ([id, ms]) => create(store, SqliteStore.ref(file, id), [header(id), at(id, ms)])
         )
       )
-      // back to the schema of version 1: no index, no summary columns, no removal count, no record
-      // of migrations 2 to 4
+      // back to the schema of version 1: no index, no summary columns, no removal count, no stored
+      // listing, no record of migrations 2 to 5
       const v1 = new Database(file)
       v1.exec(
-        `DELETE FROM effect_sql_migrations WHERE migration_id IN (2, 3, 4);
+        `DELETE FROM effect_sql_migrations WHERE migration_id IN (2, 3, 4, 5); DROP TABLE listing_snapshot;
          DROP TRIGGER sessions_removed; DROP TABLE counters; DROP INDEX sessions_pending;
          ALTER TABLE sessions DROP COLUMN pending; CREATE INDEX sessions_unindexed ON sessions (sid) WHERE indexed < seq;
          ALTER TABLE sessions DROP COLUMN active; ALTER TABLE sessions DROP COLUMN active_filter;
@@ -233,7 +233,7 @@ describe("SqliteStore", () => {
       ).pluck().all()
       const version = db.prepare("SELECT max(migration_id) FROM effect_sql_migrations").pluck().get()
       db.close()
-      expect(version).toBe(4)
+      expect(version).toBe(5)
       // migration 2's sessions_listing and 1's sessions_unindexed dropped by 4 (each a page of every
       // append's commit); 4's sessions_pending is written only when a session's flag changes
       expect(indexes).toEqual(["sessions_pending", "sessions_touched"])

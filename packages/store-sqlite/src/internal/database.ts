@@ -40,7 +40,7 @@ export class Db {
   private st!: ReturnType<typeof prepare>
   private listing!: Listing
 
-  constructor(readonly path: string, readonly readOnly: boolean, busyTimeoutMs: number) {
+  constructor(readonly path: string, readonly readOnly: boolean, private readonly busyTimeoutMs: number) {
     this.handle = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: busyTimeoutMs })
     // reads through a memory map: a search's lookups of rows spread over the file copy no pages
     this.handle.pragma(`mmap_size = ${MMAP_BYTES}`)
@@ -58,10 +58,11 @@ export class Db {
     const columns = this.handle.prepare("SELECT name FROM pragma_table_info('sessions')").pluck().all()
     this.st = prepare(this.handle, columns.includes("pending"))
     if (columns.includes("active")) this.active = prepareActive(this.handle)
-    // the removal count (schema version 4) makes the listing a cache; without it (a database of an
-    // older schema read-only) every listing reads every session
-    const counters = this.handle.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'counters'").get()
-    this.listing = new Listing(this.handle, this.path, counters !== undefined)
+    // the removal count (schema 4) makes the listing a cache (without it, read-only, every listing
+    // reads every session); the stored snapshot (schema 5) its start, written by a writable connection
+    const has = (t: string) => this.handle.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(t) !== undefined
+    const snapshots = has("listing_snapshot") ? { write: !this.readOnly, busyTimeoutMs: this.busyTimeoutMs } : undefined
+    this.listing = new Listing(this.handle, this.path, has("counters"), snapshots)
     return this
   }
 

@@ -1,7 +1,9 @@
 /**
  * The listing of one open database, kept between calls: the summaries of its sessions, built once
  * and then caught up with what changed, so a listing of 10,000 unchanged sessions costs one check
- * and a copy of an array, not 10,000 rows read and 10,000 summaries built.
+ * and a copy of an array, not 10,000 rows read and 10,000 summaries built. A fresh connection
+ * starts from the snapshot of the listing stored in the database (`listingSnapshot.ts`, migration
+ * 5) when there is a usable one, caught up the same way, instead of reading every session.
  *
  * Sound across connections and processes because of three facts of the schema:
  * - every write of a session's listing columns sets its `touched` to `max(touched) + 1` inside
@@ -10,31 +12,30 @@
  *   (a session leaving the listing, a replace whose first row is no longer a header, included);
  * - a deleted session leaves no row to find that way, and may lower `max(touched)` (so that a
  *   later write reuses a `touched` seen before): the trigger `sessions_removed` (migration 4)
- *   counts every deletion in `counters`; a count other than the one seen rebuilds the listing;
+ *   counts every deletion in `counters`; a count other than the one seen rebuilds the listing
+ *   (and a stored snapshot of another count than the database's is not used);
  * - `PRAGMA data_version` changes when another connection committed, and `total_changes()` when
  *   this one wrote: both unchanged since the last read, nothing changed (no read transaction).
  *
- * The catch-up and its counters are read in ONE read transaction (one snapshot). The summaries are
- * frozen (their dates too: {@link ListedDate}), so a caller cannot change the cache through a
- * listing; each call returns a new array. The cache lives as long as its connection (the store's
- * scope) and holds one summary per listed session: what one listing returns.
+ * The catch-up and its counters (and the stored snapshot) are read in ONE read transaction (one
+ * snapshot of the database). A writable connection stores a new snapshot when it had none to
+ * start from or when more than {@link refreshAfter} sessions changed since the one it has: in a
+ * short IMMEDIATE transaction of its own that first catches up under the write lock (so the
+ * snapshot is the listing as of that transaction's `max(touched)` and removal count), with no
+ * busy wait; busy or failing, it is skipped, never the listing's failure.
+ *
+ * The summaries are frozen (their dates too: `ListedDate`), so a caller cannot change the cache
+ * through a listing; each call returns a new array. The cache lives as long as its connection (the
+ * store's scope) and holds one summary per listed session: what one listing returns.
  */
 // the package ships no types: its declaration here, reachable from other packages' type checks too
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./better-sqlite3.d.ts" />
 import type { SessionSummary } from "@branchlog/session-store/TranscriptStore"
 import type Database from "better-sqlite3"
-
-/** A `Date` whose setters throw: the dates of cached summaries, shared by every listing. */
-export class ListedDate extends Date {}
-for (const name of Object.getOwnPropertyNames(Date.prototype)) {
-  if (!name.startsWith("set")) continue
-  Object.defineProperty(ListedDate.prototype, name, {
-    value: function() {
-      throw new TypeError(`a listed session's date is read-only (Date.prototype.${name})`)
-    }
-  })
-}
+import type { Entry } from "./listedSummary.js"
+import * as ListedSummary from "./listedSummary.js"
+import * as Snapshot from "./listingSnapshot.js"
 
 /** What a listing reads of a session, in the order of its queries' columns. */
 type Row = readonly [
@@ -58,34 +59,39 @@ type Row = readonly [
 const COLUMNS = `sid, is_session, listed_ms, touched, id, header_id, cwd, name, parent_session, created_ms,
   modified_ms, last_activity_ms, message_count, first_message, all_text`
 
-interface Entry {
-  readonly sid: number
-  readonly listed: number
-  readonly touched: number
-  readonly summary: SessionSummary
-}
-
-/** The listing's order: newest first (`listed_ms DESC`, a missing one last), then last written. */
-const newestFirst = (a: Entry, b: Entry) => b.listed - a.listed || b.touched - a.touched
+/**
+ * How many sessions may change after the stored snapshot before a listing stores a new one: 5 %
+ * of the listing, at least 256. A fresh connection reads each of them as a row and merges them
+ * in (about 1/20 of what reading every session costs, at most), and a snapshot is written at
+ * most once per that many changed sessions.
+ */
+export const refreshAfter = (listed: number): number => Math.max(256, Math.ceil(listed / 20))
 
 /** The listing summary of a row (the keys in the JSONL catalog's order, its optional fields absent). */
 const summaryOf = (path: string, prefix: string, row: Row): SessionSummary => {
   const created = row[9] ?? row[10]
-  // no spreads: 10,000 sessions are one listing
-  const summary: { -readonly [K in keyof SessionSummary]?: SessionSummary[K] } = {
-    ref: Object.freeze({ _tag: "Sqlite", path, id: row[4] }),
-    path: prefix + encodeURIComponent(row[4]),
-    id: row[5] ?? row[4],
-    cwd: row[6] ?? ""
-  }
-  if (row[7] !== null) summary.name = row[7]
-  if (row[8] !== null) summary.parentSessionPath = row[8]
-  summary.created = new ListedDate(created)
-  summary.modified = new ListedDate(row[11] ?? created)
-  summary.messageCount = row[12]
-  summary.firstMessage = row[13] ?? "(no messages)"
-  summary.allMessagesText = row[14]
-  return Object.freeze(summary) as SessionSummary
+  return ListedSummary.make(
+    path,
+    prefix,
+    row[4],
+    row[5] ?? row[4],
+    row[6] ?? "",
+    row[7] ?? undefined,
+    row[8] ?? undefined,
+    created,
+    row[11] ?? created,
+    row[12],
+    row[13] ?? "(no messages)",
+    row[14]
+  )
+}
+
+/** Whether and how a listing uses the stored snapshot (schema version 5). */
+export interface Snapshots {
+  /** Store new ones (a writable connection). */
+  readonly write: boolean
+  /** The connection's busy timeout, restored after a snapshot's write (which waits for no one). */
+  readonly busyTimeoutMs: number
 }
 
 /** The listing of one database (`path`: its absolute path; `prefix`: its sessions' reference before the id). */
@@ -95,7 +101,10 @@ export class Listing {
   private readonly version: Database.Statement
   private readonly removals: Database.Statement | undefined
   private readonly maxTouched: Database.Statement
+  private readonly stored: Database.Statement | undefined
+  private readonly store: Database.Statement | undefined
   private readonly catchUp: () => void
+  private readonly save: (() => void) | undefined
   private entries: Array<Entry> = []
   private summaries: ReadonlyArray<SessionSummary> = []
   private bySid = new Map<number, Entry>()
@@ -104,9 +113,21 @@ export class Listing {
   private seenChanges = -1
   private seenRemovals = -1
   private seenTouched = 0
+  /** No stored snapshot matches this listing's removal count (a new one is due). */
+  private unsaved = true
+  /** The sessions changed since the stored snapshot this listing started from or wrote. */
+  private sinceSaved = new Set<number>()
 
-  /** `cached: false` (a schema without the removal count, read-only): every call reads every session. */
-  constructor(handle: Database.Database, private readonly path: string, private readonly cached: boolean) {
+  /**
+   * `cached: false` (a schema without the removal count, read-only): every call reads every
+   * session; `snapshots`: the schema has the stored snapshot (read, and written if `write`).
+   */
+  constructor(
+    private readonly handle: Database.Database,
+    private readonly path: string,
+    private readonly cached: boolean,
+    private readonly snapshots?: Snapshots | undefined
+  ) {
     // in storage order, sorted here (no index kept for it: one page more in every append's commit)
     this.all = handle.prepare(`SELECT ${COLUMNS} FROM sessions WHERE is_session = 1`).raw(true)
     this.changed = handle.prepare(`SELECT ${COLUMNS} FROM sessions WHERE touched > ? ORDER BY touched`).raw(true)
@@ -118,6 +139,19 @@ export class Listing {
       : undefined
     this.maxTouched = handle.prepare("SELECT coalesce(max(touched), 0) FROM sessions").pluck()
     this.catchUp = handle.transaction(() => this.read())
+    const use = cached && snapshots !== undefined && Snapshot.supported
+    this.stored = use
+      ? handle.prepare("SELECT format, touched, removals, count, numbers, texts FROM listing_snapshot WHERE k = 1")
+        .raw(true)
+      : undefined
+    if (use && snapshots.write) {
+      this.store = handle.prepare(
+        `INSERT OR REPLACE INTO listing_snapshot (k, format, touched, removals, count, numbers, texts)
+         VALUES (1, ?, ?, ?, ?, ?, ?)`
+      )
+      const tx = handle.transaction(() => this.write())
+      this.save = () => tx.immediate()
+    }
   }
 
   /** Every session whose first row is a header, newest first (a new array; the summaries frozen and shared). */
@@ -133,6 +167,9 @@ export class Listing {
       this.seenVersion = version
       this.seenChanges = changes
     }
+    if (this.save !== undefined && (this.unsaved || this.sinceSaved.size > refreshAfter(this.entries.length))) {
+      this.saveSnapshot()
+    }
     return this.summaries.slice()
   }
 
@@ -142,19 +179,45 @@ export class Listing {
     this.entries = []
     this.summaries = []
     this.bySid = new Map()
+    this.sinceSaved = new Set()
   }
 
   private read(): void {
     const removals = this.removals!.get() as number
     if (!this.valid || removals !== this.seenRemovals) {
-      this.rebuild()
-      this.seenRemovals = removals
-      this.seenTouched = this.maxTouched.get() as number
+      // (after a removal too: another connection may have stored the listing since)
+      const stored = this.fromSnapshot(removals)
       this.valid = true
+      this.seenRemovals = removals
+      if (stored === undefined) {
+        this.rebuild()
+        this.seenTouched = this.maxTouched.get() as number
+        this.unsaved = true
+        this.sinceSaved.clear()
+        return
+      }
+      this.entries = stored.entries
+      this.bySid = stored.bySid
+      this.seenTouched = stored.touched
+      this.unsaved = false
+      this.sinceSaved.clear()
+      if (!this.merge()) this.summaries = stored.entries.map((entry) => entry.summary)
       return
     }
+    this.merge()
+  }
+
+  /** The stored snapshot, when there is one of this removal count that decodes. */
+  private fromSnapshot(removals: number): Snapshot.Decoded | undefined {
+    if (this.stored === undefined) return undefined
+    const decoded = Snapshot.decode(this.stored.get() as Snapshot.Stored | undefined, this.path, this.prefix())
+    return decoded !== undefined && decoded.removals === removals ? decoded : undefined
+  }
+
+  /** Merges in the sessions of a `touched` above the last one seen; `false` when there were none. */
+  private merge(): boolean {
     const rows = this.changed.all(this.seenTouched) as Array<Row>
-    if (rows.length === 0) return
+    if (rows.length === 0) return false
     const prefix = this.prefix()
     const fresh: Array<Entry> = []
     const gone = new Set<number>()
@@ -162,23 +225,58 @@ export class Listing {
       const sid = row[0]
       if (this.bySid.delete(sid)) gone.add(sid)
       this.seenTouched = row[3]
+      this.sinceSaved.add(sid)
       if (row[1] !== 1) continue
       const entry = this.entryOf(prefix, row)
       this.bySid.set(sid, entry)
       fresh.push(entry)
     }
-    fresh.sort(newestFirst)
+    fresh.sort(ListedSummary.newestFirst)
     // the entries kept, in order, merged with the changed ones
     const merged: Array<Entry> = []
     let i = 0
     for (const entry of this.entries) {
       if (gone.has(entry.sid)) continue
-      while (i < fresh.length && newestFirst(fresh[i]!, entry) < 0) merged.push(fresh[i++]!)
+      while (i < fresh.length && ListedSummary.newestFirst(fresh[i]!, entry) < 0) merged.push(fresh[i++]!)
       merged.push(entry)
     }
     while (i < fresh.length) merged.push(fresh[i++]!)
     this.entries = merged
     this.summaries = merged.map((entry) => entry.summary)
+    return true
+  }
+
+  /**
+   * Stores the listing as caught up now (what a listing does when due); `false`: skipped (busy,
+   * failing, or a connection that stores none), never an error.
+   */
+  saveSnapshot(): boolean {
+    if (this.save === undefined) return false
+    const timeout = this.snapshots!.busyTimeoutMs
+    try {
+      // no wait for another writer: the next listing tries again
+      this.handle.pragma("busy_timeout = 0")
+      this.save()
+      return true
+    } catch {
+      // a snapshot is never needed: skipped until the listing is due again
+      this.unsaved = false
+      this.sinceSaved.clear()
+      return false
+    } finally {
+      this.handle.pragma(`busy_timeout = ${timeout}`)
+    }
+  }
+
+  /** Inside the IMMEDIATE transaction: caught up under the write lock, then stored as of it. */
+  private write(): void {
+    // nothing commits while this transaction holds the write lock: this is the newest picture
+    // there can be, whatever another connection stored before
+    this.read()
+    const { numbers, texts } = Snapshot.encode(this.entries)
+    this.store!.run(Snapshot.FORMAT, this.seenTouched, this.seenRemovals, this.entries.length, numbers, texts)
+    this.unsaved = false
+    this.sinceSaved.clear()
   }
 
   private rebuild(): void {
@@ -191,7 +289,7 @@ export class Listing {
       entries[i] = entry
       bySid.set(entry.sid, entry)
     }
-    entries.sort(newestFirst)
+    entries.sort(ListedSummary.newestFirst)
     this.entries = entries
     this.summaries = entries.map((entry) => entry.summary)
     this.bySid = bySid

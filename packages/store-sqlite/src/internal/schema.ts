@@ -117,6 +117,21 @@ export const migrations = {
     `DROP INDEX sessions_unindexed`,
     `CREATE INDEX sessions_pending ON sessions (sid) WHERE pending IS NOT NULL`,
     `DROP INDEX IF EXISTS sessions_listing`
+  ),
+  // the listing as of a `max(touched)` and removal count (`listingSnapshot.ts`), one row: a fresh
+  // connection reads it instead of every session and catches up the sessions written since;
+  // written by a listing (never by an append), never needed for correctness (missing, of another
+  // removal count, another format or damaged: the listing is read from the sessions)
+  "5_listing_snapshot": statements(
+    `CREATE TABLE listing_snapshot (
+      k INTEGER PRIMARY KEY CHECK (k = 1),
+      format INTEGER NOT NULL,
+      touched INTEGER NOT NULL,
+      removals INTEGER NOT NULL,
+      count INTEGER NOT NULL,
+      numbers BLOB NOT NULL,
+      texts TEXT NOT NULL
+    )`
   )
 } as const
 
@@ -128,7 +143,8 @@ export const LATEST = Math.max(...Object.keys(migrations).map((key) => Number.pa
  * listing of a version-1 database read-only is sorted by SQLite instead), migration 3 only the
  * bounded open's summary (a resume of an older database read-only reads the whole session),
  * migration 4 only the removal count (a listing of an older database read-only reads every
- * session) and the flag of rows to index (only a writable connection indexes).
+ * session) and the flag of rows to index (only a writable connection indexes), migration 5 only
+ * the stored snapshot of the listing (without it a listing reads every session).
  */
 export const READABLE_FROM = 1
 
