@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Runs the type checks and the tests of every workspace package through turbo, then prints
-// one closing line, alone: `N passed, M failed`, summing every package's vitest results.
-// A package whose tests did not report (a crash, a type error) counts as one failure, and so
-// does a failing type check. Exits non-zero when anything failed.
+// Runs the type checks and the tests of every workspace package through turbo, then the lint of
+// the whole workspace (`eslint .`), then prints one closing line, alone: `N passed, M failed`,
+// summing every package's vitest results. A package whose tests did not report (a crash, a type
+// error) counts as one failure, and so do a failing type check and a failing lint. Exits non-zero
+// when anything failed.
 import { spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
@@ -45,9 +46,16 @@ const turbo = spawnSync(
   }
 )
 
+// the lint of every file (formatting included: `@effect/dprint`), after the tests, as CI runs it
+const lint = spawnSync("pnpm", ["exec", "eslint", "."], { cwd: root, stdio: "inherit" })
+
 let passed = 0
 let failed = 0
 const problems = []
+if (lint.status !== 0) {
+  failed += 1
+  problems.push(`eslint exited with ${lint.status}: the lint found problems (above)`)
+}
 for (const dir of packages) {
   const file = join(dir, resultsFile)
   if (!existsSync(file)) {
@@ -69,4 +77,4 @@ if (turbo.status !== 0 && failed === 0) {
 }
 for (const problem of problems) console.error(problem)
 console.log(`${passed} passed, ${failed} failed`)
-process.exit(failed === 0 && turbo.status === 0 ? 0 : 1)
+process.exit(failed === 0 && turbo.status === 0 && lint.status === 0 ? 0 : 1)

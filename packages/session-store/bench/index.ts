@@ -332,7 +332,9 @@ const main = async () => {
     }`
   )
   console.log(
-    `one resume per process (with none / after 1,000): ${freshNone.map(ms).join(", ")} / ${freshAfter.map(ms).join(", ")}`
+    `one resume per process (with none / after 1,000): ${freshNone.map(ms).join(", ")} / ${
+      freshAfter.map(ms).join(", ")
+    }`
   )
   console.log(
     `same-context pairs (indexed / not): ${

@@ -96,7 +96,11 @@ export const appendMessages = (
 
 /** `appendThinkingLevelChange`. */
 export const appendThinkingLevelChange = (core: Core, thinkingLevel: string) =>
-  appendEntry(core, (b) => Entry.makeThinkingLevelChange(Object.assign(b, { thinkingLevel })), "appendThinkingLevelChange")
+  appendEntry(
+    core,
+    (b) => Entry.makeThinkingLevelChange(Object.assign(b, { thinkingLevel })),
+    "appendThinkingLevelChange"
+  )
 
 /** `appendModelChange`. */
 export const appendModelChange = (core: Core, provider: string, modelId: string) =>
