@@ -18,25 +18,13 @@ import { afterAll, describe, expect, it } from "vitest"
 import * as SqliteStore from "../src/SqliteStore.js"
 import { withDb } from "./support/backend.js"
 import { start } from "./support/children.js"
+import { header, message, named } from "./support/listing.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-listing-"))
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
 let dbs = 0
 const freshDb = () => path.join(root, `db-${++dbs}.db`)
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "list-child.ts")
-
-const header = (id: string) =>
-  JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-05-01T10:00:00.000Z", cwd: "/w" })
-const message = (id: string, at: number, text: string) =>
-  JSON.stringify({
-    type: "message",
-    id,
-    parentId: null,
-    timestamp: new Date(at).toISOString(),
-    message: { role: "user", content: text, timestamp: at }
-  })
-const named = (id: string, name: string) =>
-  JSON.stringify({ type: "session_info", id, parentId: null, timestamp: "2026-05-01T10:00:02.000Z", name })
 
 /** A store kept open across calls (its connections, and so its listing, live until `close`). */
 const openStore = async () => {
