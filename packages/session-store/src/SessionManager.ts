@@ -18,24 +18,25 @@
  *
  * @since 0.1.0
  */
-import type { AgentMessage, Entry, SessionContext as Context, Tree } from "@branchlog/session-core"
-import { Line, SessionState } from "@branchlog/session-core"
+import type { AgentMessage, Entry, SessionContext as Context, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { FileSnapshot } from "./FileSnapshot.js"
-import * as IdSource from "./IdSource.js"
 import type * as Appends from "./internal/manager/appends.js"
-import type { Core, Services } from "./internal/manager/core.js"
 import { makeCore } from "./internal/manager/core.js"
+import * as Factories from "./internal/manager/factories.js"
 import { make } from "./internal/manager/instance.js"
-import { newHeader, openInto, startNew } from "./internal/manager/load.js"
+import { newHeader, startNew } from "./internal/manager/load.js"
 import * as Persist from "./internal/manager/persist.js"
 import * as Resume from "./internal/manager/resume.js"
-import * as OversizedLine from "./OversizedLine.js"
-import * as SessionCatalog from "./SessionCatalog.js"
-import type { AppendBatchError, ReadOnlySessionError, SessionFileConflictError } from "./SessionError.js"
-import { ContextEditRefusedError, EntryNotFoundError, InvalidSessionFileError } from "./SessionError.js"
-import * as SessionRef from "./SessionRef.js"
+import type {
+  AppendBatchError,
+  InvalidSessionFileError,
+  ReadOnlySessionError,
+  SessionFileConflictError
+} from "./SessionError.js"
+import { ContextEditRefusedError, EntryNotFoundError } from "./SessionError.js"
+import type * as SessionRef from "./SessionRef.js"
 import type { TranscriptFile } from "./TranscriptFile.js"
 import type { TranscriptLock } from "./TranscriptLock.js"
 import type * as TranscriptLockModule from "./TranscriptLock.js"
@@ -240,16 +241,6 @@ export interface SessionManager {
   readonly resetTranscript: () => Effect.Effect<string | undefined, WriteError | InvalidSessionFileError>
 }
 
-const servicesOf = Effect.gen(function*() {
-  return {
-    store: yield* TranscriptStore,
-    ids: yield* IdSource.current
-  } satisfies Services
-})
-
-const resolveDir = (dir: string | undefined, cwd: string) =>
-  dir === undefined ? SessionCatalog.defaultSessionDir(cwd) : Effect.succeed(dir)
-
 /**
  * A new session for `cwd`: its file is chosen in `sessionDir` (default per spec §6). Nothing is
  * written yet, unless `eagerFlush` is set: then the header is written at once, and that write
@@ -262,8 +253,8 @@ export const create = (
   options: Options = {}
 ): Effect.Effect<SessionManager, WriteError, StoreRequirement> =>
   Effect.gen(function*() {
-    const services = yield* servicesOf
-    const dir = services.store.resolveLocation(yield* resolveDir(sessionDir, cwd))
+    const services = yield* Factories.servicesOf
+    const dir = services.store.resolveLocation(yield* Factories.resolveDir(sessionDir, cwd))
     const core = makeCore(services, options, { cwd, sessionDir: dir, ref: undefined, persist: true })
     const header = yield* newHeader(core)
     startNew(core, [{ _tag: "Header", header }], services.store.refFor(dir, header))
@@ -281,38 +272,7 @@ export const open = (
   cwdOverride?: string,
   options: OpenOptions = {}
 ): Effect.Effect<SessionManager, OpenError, StoreRequirement> =>
-  opening(
-    session,
-    sessionDir,
-    cwdOverride,
-    options,
-    (core, ref) => openInto(core, ref, { readOnly: options.readOnly ?? false, useCache: options.cache ?? true })
-  )
-
-/** What `open` and `resume` share: the reference resolved, the manager made, `fill` reading the session into it. */
-const opening = <E>(
-  session: string | SessionRef.SessionRef,
-  sessionDir: string | undefined,
-  cwdOverride: string | undefined,
-  options: Options & { readonly readOnly?: boolean },
-  fill: (core: Core, ref: SessionRef.SessionRef) => Effect.Effect<void, E>
-): Effect.Effect<SessionManager, OpenError | E, StoreRequirement> =>
-  Effect.gen(function*() {
-    const services = yield* servicesOf
-    const ref = yield* services.store.resolve(yield* SessionRef.from(session))
-    const core = makeCore(services, options, {
-      cwd: cwdOverride ?? process.cwd(),
-      sessionDir: sessionDir === undefined
-        ? services.store.locationOf(ref)
-        : services.store.resolveLocation(sessionDir),
-      ref,
-      persist: true,
-      readOnly: options.readOnly ?? false
-    })
-    yield* fill(core, ref)
-    if (cwdOverride === undefined && typeof core.state.header?.cwd === "string") core.cwd = core.state.header.cwd
-    return make(core)
-  })
+  Factories.open(session, sessionDir, cwdOverride, options)
 
 /** Options of `resume`: those of `open`, and whether the store may write its index. */
 export interface ResumeOptions extends Options {
@@ -338,7 +298,7 @@ export const resume = (
   cwdOverride?: string,
   options: ResumeOptions = {}
 ): Effect.Effect<SessionManager, OpenError, StoreRequirement> =>
-  opening(session, sessionDir, cwdOverride, options, (core, ref) =>
+  Factories.opening(session, sessionDir, cwdOverride, options, (core, ref) =>
     Resume.resumeInto(core, ref, {
       readOnly: options.readOnly ?? false,
       writeIndex: options.writeIndex ?? options.readOnly !== true
@@ -351,7 +311,7 @@ export const continueRecent = (
   options: Options = {}
 ): Effect.Effect<SessionManager, OpenError | WriteError, StoreRequirement> =>
   Effect.gen(function*() {
-    const dir = yield* resolveDir(sessionDir, cwd)
+    const dir = yield* Factories.resolveDir(sessionDir, cwd)
     const recent = yield* (yield* TranscriptStore).mostRecent(dir)
     return Option.isSome(recent) ? yield* open(recent.value, dir, undefined, options) : yield* create(cwd, dir, options)
   })
@@ -362,7 +322,7 @@ export const inMemory = (
   options: Options = {}
 ): Effect.Effect<SessionManager, never, StoreRequirement> =>
   Effect.gen(function*() {
-    const core = makeCore(yield* servicesOf, options, { cwd, sessionDir: "", ref: undefined, persist: false })
+    const core = makeCore(yield* Factories.servicesOf, options, { cwd, sessionDir: "", ref: undefined, persist: false })
     startNew(core, [{ _tag: "Header", header: yield* newHeader(core) }], undefined)
     return make(core)
   })
@@ -378,42 +338,7 @@ export const forkFrom = (
   sessionDir?: string,
   options: Options = {}
 ): Effect.Effect<SessionManager, OpenError | InvalidSessionFileError | WriteError, StoreRequirement> =>
-  Effect.gen(function*() {
-    const services = yield* servicesOf
-    const sourceName = typeof source === "string" ? source : SessionRef.format(source)
-    const sourceManager = yield* open(source, undefined, undefined, { readOnly: true, cache: false })
-    if (sourceManager.pendingCount() > 0 || sourceManager.wasRecoveredFromCorruptHeader()) {
-      return yield* new InvalidSessionFileError({
-        path: sourceName,
-        reason: "Cannot fork: source session file is empty or invalid"
-      })
-    }
-    const cwd = targetCwd ?? sourceManager.getCwd()
-    const dir = services.store.resolveLocation(yield* resolveDir(sessionDir, cwd))
-    const core = makeCore(services, options, { cwd, sessionDir: dir, ref: undefined, persist: true })
-    const header = yield* newHeader(core, { parentSession: sourceName })
-    const ref = services.store.refFor(dir, header)
-    const rows = SessionState.rows(sourceManager.getState()).filter((row) =>
-      row._tag === "Entry" || row._tag === "LeafControl" || row._tag === "Opaque"
-    )
-    const oversized = rows.find(OversizedLine.is)
-    if (oversized !== undefined) {
-      return yield* new InvalidSessionFileError({
-        path: sourceName,
-        reason: `Cannot fork: a line of ${oversized.byteLength} bytes is longer than the line ceiling`,
-        line: oversized.line,
-        offset: oversized.offset
-      })
-    }
-    // every row with its own bytes (opaque rows, and lines with white space or a CR around them)
-    const text = [JSON.stringify(header), ...rows.map(Line.serialize)]
-    yield* services.store.exclusive(
-      ref,
-      (held) => held.create(text, { durability: options.durability ?? "none" }),
-      options.lock === undefined ? {} : { lock: options.lock }
-    )
-    return yield* open(ref, dir, cwd, options)
-  })
+  Factories.fork(source, targetCwd, sessionDir, options)
 
 /** `Entry <id> not found`. */
 export { EntryNotFoundError }

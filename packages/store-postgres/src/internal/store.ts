@@ -13,9 +13,6 @@ import type {
   Loaded,
   LoadOptions,
   LoadReport,
-  SearchHit,
-  SearchQuery,
-  SessionSummary,
   StoreFailure,
   TranscriptStoreShape
 } from "@branchlog/session-store/TranscriptStore"
@@ -24,7 +21,6 @@ import type { MigrationError } from "@effect/sql/Migrator"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
-import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -32,6 +28,7 @@ import { schemaTooNewCode, SchemaTooNewError } from "../PostgresError.js"
 import * as Active from "./active.js"
 import * as HeldModule from "./held.js"
 import * as Lease from "./lease.js"
+import * as Listing from "./listing.js"
 import * as Pools from "./pools.js"
 import * as Rows from "./rows.js"
 import * as Schema from "./schema.js"
@@ -267,69 +264,17 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
           )
         }))
 
-    // --- listings -----------------------------------------------------------------------------
+    // --- reads across sessions (listing.ts) ----------------------------------------------------
 
-    const summariesOf = (url: string): Effect.Effect<Array<SessionSummary>, StoreFailure> =>
-      Effect.gen(function*() {
-        const { pool, present } = yield* Effect.catchAll(ready(url, false), storeError(url, "list"))
-        if (!present) return []
-        const rows = yield* retrying(
-          onPool(pool.sql)(
-            `SELECT s.session_id, (extract(epoch FROM s.modified) * 1000)::float8 AS modified_ms, r.text, r.raw
-             FROM branchlog_sessions s JOIN branchlog_rows r ON r.session_id = s.session_id
-             WHERE s.first_kind = 'Header' AND (r.kind = 'Header' OR (r.kind = 'Entry' AND r.type IN ('message', 'session_info')))
-             ORDER BY s.session_id, r.seq`
-          ),
-          retryMs
-        ).pipe(Effect.catchAll(fail(url, "list")))
-        const out: Array<SessionSummary> = []
-        let i = 0
-        while (i < rows.length) {
-          const session = rows[i].session_id as string
-          const modifiedMs = Number(rows[i].modified_ms)
-          const texts: Array<string> = []
-          while (i < rows.length && rows[i].session_id === session) texts.push(Rows.textOfRow(rows[i++]))
-          const ref: Ref = { _tag: "Postgres", url, id: session }
-          const summary = StoreRows.summary(ref, keyOf(ref), texts, modifiedMs)
-          if (Option.isSome(summary)) out.push(summary.value)
-        }
-        return out
-      })
-
-    const locations = (location: string | undefined) => location === undefined ? pools.urls() : [canonicalUrl(location)]
-
-    const search = (query: SearchQuery): Effect.Effect<ReadonlyArray<SearchHit>, StoreFailure> =>
-      Effect.gen(function*() {
-        const limit = query.limit ?? 20
-        const hits: Array<SearchHit> = []
-        for (const url of locations(query.location)) {
-          const { pool, present } = yield* Effect.catchAll(ready(url, false), storeError(url, "search"))
-          if (!present) continue
-          const rows = yield* retrying(
-            onPool(pool.sql)(
-              `SELECT r.session_id, r.entry_id, r.role, r.timestamp,
-                 ts_rank(to_tsvector('english', r.body), q)::float8 AS score,
-                 ts_headline('english', r.body, q, 'StartSel=[, StopSel=], MaxWords=24, MinWords=8, MaxFragments=1') AS snippet
-               FROM branchlog_rows r, websearch_to_tsquery('english', $1) q
-               WHERE r.body IS NOT NULL AND to_tsvector('english', r.body) @@ q
-               ORDER BY score DESC, r.session_id, r.seq LIMIT $2`,
-              [query.text, limit]
-            ),
-            retryMs
-          ).pipe(Effect.catchAll(fail(url, "search")))
-          for (const row of rows) {
-            hits.push({
-              ref: { _tag: "Postgres", url, id: row.session_id },
-              entryId: row.entry_id ?? "",
-              role: row.role ?? "",
-              timestamp: row.timestamp ?? undefined,
-              snippet: row.snippet,
-              score: Number(row.score)
-            })
-          }
-        }
-        return hits.sort((a, b) => b.score - a.score).slice(0, limit)
-      })
+    const listingDeps: Listing.Deps = {
+      connect: (url, operation) =>
+        Effect.map(
+          Effect.catchAll(ready(url, false), storeError(url, operation)),
+          ({ pool, present }) => present ? onPool(pool.sql) : undefined
+        ),
+      attempt: (effect, url, operation) => retrying(effect, retryMs).pipe(Effect.catchAll(fail(url, operation))),
+      locations: (location) => location === undefined ? pools.urls() : [canonicalUrl(location)]
+    }
 
     const watch = (ref: SessionRef.SessionRef): Stream.Stream<void, StoreFailure> =>
       Stream.unwrapScoped(Effect.gen(function*() {
@@ -367,27 +312,8 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         Effect.flatMap(serve(ref), (served) => Active.loadActive(activeDeps, served, keyOf(served), options)),
       changes,
       exclusive,
-      list: (query) =>
-        Effect.gen(function*() {
-          const found = (yield* Effect.forEach(locations(query.location), summariesOf)).flat()
-          query.onProgress?.(found.length, found.length)
-          return found.sort((a, b) => b.modified.getTime() - a.modified.getTime())
-        }),
-      mostRecent: (location) =>
-        Effect.gen(function*() {
-          const url = canonicalUrl(location)
-          const { pool, present } = yield* ready(url, false)
-          if (!present) return Option.none<SessionRef.SessionRef>()
-          const rows = yield* retrying(
-            onPool(pool.sql)(
-              `SELECT session_id FROM branchlog_sessions WHERE first_kind = 'Header' ORDER BY modified DESC, session_id LIMIT 1`
-            ),
-            retryMs
-          )
-          return rows.length === 0
-            ? Option.none<SessionRef.SessionRef>()
-            : Option.some<SessionRef.SessionRef>({ _tag: "Postgres", url, id: rows[0].session_id })
-        }).pipe(Effect.orElseSucceed(() => Option.none())),
+      list: (query) => Listing.list(listingDeps, query),
+      mostRecent: (location) => Listing.mostRecent(listingDeps, canonicalUrl(location)),
       remove: (ref) =>
         Effect.flatMap(serve(ref), (served) =>
           exclusive(served, (held) =>
@@ -403,7 +329,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
               ).pipe(Effect.catchAll(fail(key, "remove")))
               if (rows.length === 0) return yield* new SessionNotFoundError({ ref: redact(key) })
             }))),
-      search,
+      search: (query) => Listing.search(listingDeps, query),
       watch
     } satisfies TranscriptStoreShape
   })
