@@ -191,6 +191,42 @@ for (const harness of harnesses) {
           })
         ).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["BRANCHLOG_MAX_LINE_BYTES", "1024"]])))))
 
+      it.effect("finds bytes that are not UTF-8: each line, and the file offset of its first invalid sequence", () =>
+        within((env, file) =>
+          Effect.gen(function*() {
+            const text = (s: string) => Buffer.from(s)
+            const bad = (prefix: string, bytes: ReadonlyArray<number>, suffix: string) =>
+              Buffer.concat([text(prefix), Buffer.from(bytes), text(suffix)])
+            const start = "{\"type\":\"message\",\"id\":\"b\",\"parentId\":\"a\",\"x\":\""
+            const rows = [
+              text(BOM + header),
+              text(entry("a", null, { note: "valid: é ✓ 😀" })),
+              bad(start, [0xff], "\"}"), // a byte never in UTF-8
+              bad(start.replace("\"b\"", "\"c\""), [0xc0, 0x80], "\"}"), // an overlong NUL
+              bad(start.replace("\"b\"", "\"d\""), [0x41, 0xed, 0xa0, 0x80], "\"}"), // an encoded surrogate
+              bad(start.replace("\"b\"", "\"e\""), [0xe2, 0x9c], "") // a sequence cut by the end of the line
+            ]
+            const content = Buffer.concat(rows.flatMap((r) => [r, Buffer.from([0x0a])]))
+            env.ext.write(file, content)
+            const { findings } = yield* Repair.check(file)
+            const invalid = findings.filter((f) => f._tag === "InvalidUtf8")
+            const lineStart = (line: number) => offsetOf(content, line)
+            expect(invalid).toEqual([
+              { _tag: "InvalidUtf8", line: 3, offset: lineStart(3), at: lineStart(3) + Buffer.byteLength(start) },
+              { _tag: "InvalidUtf8", line: 4, offset: lineStart(4), at: lineStart(4) + Buffer.byteLength(start) },
+              { _tag: "InvalidUtf8", line: 5, offset: lineStart(5), at: lineStart(5) + Buffer.byteLength(start) + 1 },
+              { _tag: "InvalidUtf8", line: 6, offset: lineStart(6), at: lineStart(6) + Buffer.byteLength(start) }
+            ])
+            expect(invalid.map((f) => [Repair.severity(f), Repair.isRepairable(f)])).toEqual(
+              invalid.map(() => ["warning", false])
+            )
+            expect(Repair.describe(invalid[0]!)).toMatch(/^bytes that are not UTF-8 at offset \d+: read as U\+FFFD/)
+            // read-only, and the rows still read (as U+FFFD)
+            expect(env.ext.read(file)!.equals(content)).toBe(true)
+            expect(findings.some((f) => f._tag === "CorruptLine")).toBe(true)
+          })
+        ))
+
       it.effect("fails with FileNotFoundError on a missing file", () =>
         within((_env, file) =>
           Effect.gen(function*() {

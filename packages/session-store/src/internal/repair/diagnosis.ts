@@ -24,6 +24,12 @@ export type StoreFinding =
   }
   /** The header declares an older version (`migrate` brings it to the current one). */
   | { readonly _tag: "OldVersion"; readonly version: number }
+  /**
+   * A line holds bytes that are not UTF-8 (`at`: the file offset of the first invalid sequence):
+   * read as U+FFFD, which is what a copy to another store or a rewrite of the rows as text writes
+   * (a check of a file's bytes; `repair` copies lines as bytes and keeps them).
+   */
+  | { readonly _tag: "InvalidUtf8"; readonly line: number; readonly offset: number; readonly at: number }
 
 /**
  * One finding of a check: session-core's diagnostics (a corrupt line that is the torn tail is a
@@ -76,6 +82,7 @@ export const severity = (finding: Finding): Diagnostics.Severity => {
     case "NoFinalNewline":
     case "OversizedLine":
     case "OldVersion":
+    case "InvalidUtf8":
       return "warning"
     default:
       return Diagnostics.severity(finding)
@@ -95,6 +102,8 @@ export const describe = (finding: Finding): string => {
       }`
     case "OldVersion":
       return `version ${finding.version}: \`branchlog migrate\` brings it to ${Entry.CURRENT_SESSION_VERSION}`
+    case "InvalidUtf8":
+      return `bytes that are not UTF-8 at offset ${finding.at}: read as U+FFFD, and a copy to another store or a rewrite as text writes U+FFFD there (the file keeps them)`
     default:
       return Diagnostics.describe(finding)
   }

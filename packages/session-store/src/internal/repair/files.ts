@@ -19,6 +19,7 @@ import * as TranscriptFile from "../../TranscriptFile.js"
 import * as TranscriptLock from "../../TranscriptLock.js"
 import { diagnose, type Diagnosis, type Finding, isRepairable } from "./diagnosis.js"
 import { disposition, type HeaderFix, plan } from "./plan.js"
+import { invalidAt } from "./utf8.js"
 
 /** Errors of reading a session's lines. */
 export type ReadError = FileNotFoundError | FileSystemError | NotRegularFileError
@@ -39,7 +40,17 @@ export const check = (path: string): Effect.Effect<Diagnosis, ReadError, Transcr
         lines.push(OversizedLine.parse(line, path, files))
       }
     })
-    return diagnose({ lines, terminated }, { mintId: (taken) => IdSource.entryId(ids, (id) => taken.has(id)) })
+    const diagnosis = diagnose({ lines, terminated }, {
+      mintId: (taken) => IdSource.entryId(ids, (id) => taken.has(id))
+    })
+    // the bytes themselves: what decoded to U+FFFD (a second, raw read; fsck is no hot path)
+    const invalid: Array<Finding> = []
+    yield* Stream.runForEach(files.rawLines(path), (line) =>
+      Effect.sync(() => {
+        const at = invalidAt(line.pieces)
+        if (at !== -1) invalid.push({ _tag: "InvalidUtf8", line: line.line, offset: line.offset, at: line.offset + at })
+      }))
+    return invalid.length === 0 ? diagnosis : { ...diagnosis, findings: [...diagnosis.findings, ...invalid] }
   })
 
 /** Options of a repair: the cwd of a header written where there is none, and how the lock is taken. */
