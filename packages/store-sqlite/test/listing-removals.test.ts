@@ -153,6 +153,28 @@ describe("SqliteStore listing after removals", () => {
     expect(listed[0]).toMatchObject({ id: "s0", messageCount: 2 })
   })
 
+  it("a session created after a removal, of a new number and the removed one's touched: read", async () => {
+    const file = freshDb()
+    await cold(file)
+    withDb(file, (db) => {
+      for (let i = 0; i < 3; i++) db.write(`s${i}`, [header(`s${i}`)], { nowMs: 1, create: true })
+      // the last written, not the last created
+      db.write("s0", [message("m", 2e12, "latest")], { nowMs: 1 })
+    })
+    sql(file, "DELETE FROM listing_snapshot")
+    await cold(file)
+    const { touched } = stored(file)!
+    withDb(file, (db) => {
+      const removed = db.session("s0")!
+      expect(removed.touched).toBe(touched)
+      expect(db.remove("s0")).toBe(true)
+      db.write("n", [header("n")], { nowMs: 1, create: true })
+      expect(db.session("n")!.touched).toBe(touched)
+      expect(db.session("n")!.sid).toBeGreaterThan(db.session("s2")!.sid)
+    })
+    expect(ids(await coldAfterRemovals(file, 1))).toEqual(["n", "s2", "s1"])
+  })
+
   it("a removal of a session the listing leaves out, or of one created since: one session read each", async () => {
     const file = freshDb()
     await cold(file)
