@@ -311,7 +311,9 @@ if (wants("list")) {
       if (r > 0) removalFloors.push(now() - t)
     }
     remover.close()
-    const [afterRemoval = 0, beforeRemoval = 0, removalFloor = 0] = [removalTimes, beforeTimes, removalFloors].map(median)
+    const [afterRemoval = 0, beforeRemoval = 0, removalFloor = 0] = [removalTimes, beforeTimes, removalFloors].map(
+      median
+    )
     // what that catch-up reads of every session: its pairs, through the index `sessions_touched`
     const pairs = bareDb.prepare("SELECT sid, touched FROM sessions ORDER BY touched DESC").raw(true)
     const [pairsRead = 0] = await interleaved([() => Promise.resolve(pairs.all())], 11)
