@@ -127,7 +127,7 @@ export class Listing {
   private seenChanges = -1
   private seenRemovals = -1
   private seenTouched = 0
-  /** No stored snapshot matches this listing's removal count (a new one is due). */
+  /** The listing was read from the rows, not from a stored snapshot (none, damaged, or undecidable after removals): a new one is due. */
   private unsaved = true
   /** The sessions changed since the stored snapshot this listing started from or wrote. */
   private sinceSaved = new Set<number>()
