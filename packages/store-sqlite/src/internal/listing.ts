@@ -22,11 +22,11 @@
  * The catch-up and its counters (and the stored snapshot) are read in ONE read transaction (one
  * snapshot of the database). A writable connection stores a new snapshot when it had none to
  * start from or when more than {@link refreshAfter} sessions changed since the one it has (a
- * session removed or read as a row after removals counted as changed; so a snapshot of another
- * removal count is rewritten only then): in a
- * short IMMEDIATE transaction of its own that first catches up under the write lock (so the
- * snapshot is the listing as of that transaction's `max(touched)` and removal count), with no
- * busy wait; busy or failing, it is skipped, never the listing's failure.
+ * session removed, or read as a row after removals, counted as changed: a snapshot of another
+ * removal count is rewritten only then), in a short IMMEDIATE transaction of its own that first
+ * catches up under the write lock (so the snapshot is the listing as of that transaction's
+ * `max(touched)` and removal count), with no busy wait; busy or failing, it is skipped, never the
+ * listing's failure.
  *
  * The summaries are frozen (their dates too: `ListedDate`), so a caller cannot change the cache
  * through a listing; each call returns a new array. The cache lives as long as its connection (the
