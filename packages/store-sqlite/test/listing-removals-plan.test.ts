@@ -72,7 +72,12 @@ describe("listingRemovals.plan", () => {
         const base = { touched: model.max((_, row) => row.touched), removals: model.removals, bySid: listed }
         for (const o of after) model.apply(o)
         if (model.removals === base.removals) return
-        const pairs = [...model.rows].map(([sid, row]) => [sid, row.touched] as const).sort((a, b) => b[1] - a[1])
+        const rows = [...model.rows].sort((a, b) => b[1].touched - a[1].touched)
+        // as the listing reads them (one double each)
+        const packed = rows.map(([sid, row]) => sid * Removals.PACKED_TOUCHED + row.touched)
+        const pairs = Removals.unpack(packed)
+        expect(Array.from(pairs.sids)).toEqual(rows.map(([sid]) => sid))
+        expect(Array.from(pairs.touched)).toEqual(rows.map(([, row]) => row.touched))
         const plan = Removals.plan(base, model.removals, pairs)
         if (plan === undefined) {
           undecided++
@@ -100,12 +105,20 @@ describe("listingRemovals.plan", () => {
 
   it("a count below the listing's, or more sessions gone than removals counted: undecided", () => {
     const bySid = new Map([[1, { touched: 1 }], [2, { touched: 2 }]])
-    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 2, [[1, 1]])).toBeUndefined()
-    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 3, [[1, 1]])).toBeUndefined()
-    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 4, [])).toBeUndefined()
-    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 4, [[1, 1]])).toEqual({ gone: [2], read: [], touched: 1 })
+    const pairsOf = (...pairs: ReadonlyArray<readonly [number, number]>) => ({
+      sids: pairs.map((pair) => pair[0]),
+      touched: pairs.map((pair) => pair[1])
+    })
+    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 2, pairsOf([1, 1]))).toBeUndefined()
+    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 3, pairsOf([1, 1]))).toBeUndefined()
+    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 4, pairsOf())).toBeUndefined()
+    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 4, pairsOf([1, 1]))).toEqual({
+      gone: [2],
+      read: [],
+      touched: 1
+    })
     // one removal not of the listing: the match of the largest `touched` read
-    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 4, [[2, 2], [1, 1]])).toEqual({
+    expect(Removals.plan({ touched: 2, removals: 3, bySid }, 4, pairsOf([2, 2], [1, 1]))).toEqual({
       gone: [],
       read: [2],
       touched: 2

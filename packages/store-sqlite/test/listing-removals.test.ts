@@ -257,6 +257,14 @@ describe("SqliteStore listing after removals", () => {
     expect(again).toMatchObject({ all: 0, rows: 0, afterRemovals: 0 })
   })
 
+  it("a `touched` too large for one double per pair: the pairs read as rows of two, the same listing", async () => {
+    const file = await withSnapshot(4)
+    remove(file, "s1")
+    sql(file, "UPDATE sessions SET touched = touched + 5000000000 WHERE id = 's0'")
+    const listed = await coldAfterRemovals(file, 1)
+    expect(ids(listed)).toEqual(["s3", "s2", "s0"])
+  })
+
   it("more than half of the sessions to read: every session read instead", async () => {
     const file = await withSnapshot(200)
     withDb(file, (db) => {

@@ -113,7 +113,9 @@ export class Listing {
   private readonly version: Database.Statement
   private readonly removals: Database.Statement | undefined
   private readonly maxTouched: Database.Statement
+  private readonly packed: Database.Statement | undefined
   private readonly pairs: Database.Statement | undefined
+  private readonly bounds: Database.Statement | undefined
   private readonly one: Database.Statement | undefined
   private readonly stored: Database.Statement | undefined
   private readonly store: Database.Statement | undefined
@@ -153,8 +155,19 @@ export class Listing {
       : undefined
     this.maxTouched = handle.prepare("SELECT coalesce(max(touched), 0) FROM sessions").pluck()
     // through the index `sessions_touched` alone (it holds each row's `sid`)
+    // through the index `sessions_touched` alone (it holds each row's `sid`), one double per
+    // session when exact (a row of two values costs three times as much to hand over)
+    this.packed = cached
+      ? handle.prepare("SELECT sid * 4294967296 + touched FROM sessions ORDER BY touched DESC").pluck()
+      : undefined
     this.pairs = cached
       ? handle.prepare("SELECT sid, touched FROM sessions ORDER BY touched DESC").raw(true)
+      : undefined
+    this.bounds = cached
+      ? handle.prepare(
+        `SELECT (SELECT min(sid) FROM sessions), (SELECT max(sid) FROM sessions),
+           (SELECT min(touched) FROM sessions), (SELECT max(touched) FROM sessions)`
+      ).raw(true)
       : undefined
     this.one = cached ? handle.prepare(`SELECT ${COLUMNS} FROM sessions WHERE sid = ?`).raw(true) : undefined
     this.catchUp = handle.transaction(() => this.read())
@@ -208,9 +221,8 @@ export class Listing {
       return
     }
     // removals since the kept listing: caught up over them (the stored snapshot not decoded)
-    let pairs: Array<readonly [number, number]> | undefined
-    const planFor = (base: Removals.Base) =>
-      Removals.plan(base, removals, pairs ??= this.pairs!.all() as Array<readonly [number, number]>)
+    let pairs: Removals.Pairs | undefined
+    const planFor = (base: Removals.Base) => Removals.plan(base, removals, pairs ??= this.readPairs())
     const kept = this.valid
       ? planFor({ touched: this.seenTouched, removals: this.seenRemovals, bySid: this.bySid })
       : undefined
@@ -245,6 +257,19 @@ export class Listing {
   private fromSnapshot(): Snapshot.Decoded | undefined {
     if (this.stored === undefined) return undefined
     return Snapshot.decode(this.stored.get() as Snapshot.Stored | undefined, this.path, this.prefix())
+  }
+
+  /** The `(sid, touched)` pairs of every session, by `touched` descending. */
+  private readPairs(): Removals.Pairs {
+    const [minSid, maxSid, minTouched, maxTouched] = this.bounds!.get() as [number | null, number, number, number]
+    if (
+      minSid === null ||
+      (minSid > 0 && maxSid < Removals.PACKED_SID && minTouched >= 0 && maxTouched < Removals.PACKED_TOUCHED)
+    ) {
+      return Removals.unpack(this.packed!.all() as Array<number>)
+    }
+    const rows = this.pairs!.all() as Array<[number, number]>
+    return { sids: rows.map((row) => row[0]), touched: rows.map((row) => row[1]) }
   }
 
   /** Applies a plan to the listing held: its sessions gone dropped, the ones to read read and merged in. */

@@ -27,7 +27,7 @@
  *   disagree, undecidable), and as Q's `touched` values are above P's, they are among the U matches
  *   of the largest `touched`: those are read as rows too. The others are the listing's, unchanged.
  *
- * So a removal costs the pairs (about 1.5 ms for 10,000 sessions) and what it leaves undecided:
+ * So a removal costs the pairs (about 2 ms for 10,000 sessions, one double each: {@link unpack}) and what it leaves undecided:
  * none when only sessions of the listing were removed (U = 0), one row per other deletion (a
  * session left out of the listing, one created and removed since, or removed and created again).
  */
@@ -37,6 +37,28 @@ export interface Base {
   readonly touched: number
   readonly removals: number
   readonly bySid: ReadonlyMap<number, { readonly touched: number }>
+}
+
+/** The `(sid, touched)` pairs of every session, by `touched` descending: `sids[i]` has `touched[i]`. */
+export interface Pairs {
+  readonly sids: ArrayLike<number>
+  readonly touched: ArrayLike<number>
+}
+
+/** Below these, `sid * 2^32 + touched` is an exact double (the rows' keys keep `sid` below 2^21 too). */
+export const PACKED_SID = 2 ** 21
+export const PACKED_TOUCHED = 2 ** 32
+
+/** The pairs of `sid * 2^32 + touched` values (each `sid` below {@link PACKED_SID}, each `touched` at least 0 and below {@link PACKED_TOUCHED}). */
+export const unpack = (packed: ReadonlyArray<number>): Pairs => {
+  const sids = new Float64Array(packed.length)
+  const touched = new Float64Array(packed.length)
+  for (let i = 0; i < packed.length; i++) {
+    const sid = Math.floor(packed[i]! / PACKED_TOUCHED)
+    sids[i] = sid
+    touched[i] = packed[i]! - sid * PACKED_TOUCHED
+  }
+  return { sids, touched }
 }
 
 /** What to do to a {@link Base}: drop `gone`, read `read` as rows; then it is as of `touched`, the database's `max(touched)`. */
@@ -55,24 +77,28 @@ export interface Plan {
 export const plan = (
   base: Base,
   removals: number,
-  pairs: ReadonlyArray<readonly [sid: number, touched: number]>
+  pairs: Pairs
 ): Plan | undefined => {
   const deleted = removals - base.removals
   if (!(deleted > 0)) return undefined
+  const { sids, touched: touchedOf } = pairs
+  const n = sids.length
   let kept = 0
-  for (const pair of pairs) if (base.bySid.has(pair[0])) kept++
+  for (let i = 0; i < n; i++) if (base.bySid.has(sids[i]!)) kept++
   const gone: Array<number> = []
   if (kept < base.bySid.size) {
     const present = new Set<number>()
-    for (const pair of pairs) present.add(pair[0])
+    for (let i = 0; i < n; i++) present.add(sids[i]!)
     for (const sid of base.bySid.keys()) if (!present.has(sid)) gone.push(sid)
   }
   // the matches that may be sessions created since (each one a deletion not among the gone)
   let undecided = deleted - gone.length
   if (undecided < 0) return undefined
   const read: Array<number> = []
-  const limit = Math.max(64, pairs.length / 2)
-  for (const [sid, touched] of pairs) {
+  const limit = Math.max(64, n / 2)
+  for (let i = 0; i < n; i++) {
+    const sid = sids[i]!
+    const touched = touchedOf[i]!
     const listed = touched <= base.touched ? base.bySid.get(sid) : undefined
     if (listed !== undefined && listed.touched === touched) {
       if (undecided === 0) continue
@@ -81,5 +107,5 @@ export const plan = (
     read.push(sid)
     if (read.length > limit) return undefined
   }
-  return { gone, read, touched: pairs.length === 0 ? 0 : pairs[0]![1] }
+  return { gone, read, touched: n === 0 ? 0 : touchedOf[0]! }
 }
