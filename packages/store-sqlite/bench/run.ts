@@ -315,7 +315,7 @@ if (wants("list")) {
       median
     )
     // what that catch-up reads of every session: its pairs, through the index `sessions_touched`
-    const pairs = bareDb.prepare("SELECT sid, touched FROM sessions ORDER BY touched DESC").raw(true)
+    const pairs = bareDb.prepare("SELECT sid * 4294967296 + touched FROM sessions ORDER BY touched DESC").pluck()
     const [pairsRead = 0] = await interleaved([() => Promise.resolve(pairs.all())], 11)
     bareDb.close()
     const load = `load ${os.loadavg()[0]!.toFixed(1)}`
@@ -355,7 +355,7 @@ if (wants("list")) {
         `${rate(sessions, afterRemoval, " sessions")}, ${load}`
       ],
       [
-        "the (sid, touched) pairs of every session that catch-up reads (through `sessions_touched`; median of 11)",
+        "the (sid, touched) pairs of every session that catch-up reads (one double each, through `sessions_touched`; median of 11)",
         String(sessions),
         ms(pairsRead),
         `${ms(afterRemoval)} the cold listing after one removal`,
