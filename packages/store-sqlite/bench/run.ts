@@ -11,8 +11,10 @@
  *   sessions (independent of their sizes), beside a bare SELECT of the same rows (the floor): warm
  *   (the store's kept listing of an unchanged database), cold (a fresh store: the database opened
  *   and the stored snapshot of the listing read), cold without a snapshot (the first listing of a
- *   database: every session read, the snapshot stored), the snapshot's write alone, and after 100
- *   sessions were appended to by another connection;
+ *   database: every session read, the snapshot stored), cold after one session was removed by
+ *   another connection since the snapshot (caught up from the sessions' `(sid, touched)` pairs,
+ *   beside those pairs read alone), the snapshot's write alone, and after 100 sessions were
+ *   appended to by another connection;
  * - FTS5 search over 1M message entries (target < 100 ms), beside every match ranked by bm25;
  * - resume (`SessionManager.resume`: the bounded open through the stored summary, the active path
  *   since the last compaction) of 100k entries with branches and a compaction every 1,000 entries,
@@ -218,6 +220,13 @@ if (wants("list")) {
           if (found.length !== sessions) throw new Error(`listed ${found.length}`)
         }
       )
+    const coldListOf = (at: string, expected: number) =>
+      Effect.runPromise(Effect.scoped(Effect.flatMap(SqliteStore.make(), (store) => store.list({ location: at }))))
+        .then(
+          (found) => {
+            if (found.length !== expected) throw new Error(`listed ${found.length}, not ${expected}`)
+          }
+        )
     // with the snapshot the warm-up listing above stored (nothing changed since)
     const [cold = 0, coldFloor = 0] = await interleaved([coldList, () => Promise.resolve(bareList.all())], 11)
     // the first listing ever of the database: no snapshot (deleted before each run, not timed), so
@@ -276,6 +285,38 @@ if (wants("list")) {
     }
     other.close()
     const afterChanges = changed.sort((a, b) => a - b)[Math.floor(changed.length / 2)]!
+    // one session removed by another connection since the stored snapshot (each run: a fresh
+    // snapshot stored, not timed; a cold listing from it; one session removed, not timed; a fresh
+    // store's listing: the snapshot caught up from the sessions' (sid, touched) pairs, no
+    // session's rows read; the floor)
+    const remover = await database(dbFile)
+    const dropAgain = remover.db.handle.prepare("DELETE FROM listing_snapshot")
+    const removalTimes: Array<number> = []
+    const beforeTimes: Array<number> = []
+    const removalFloors: Array<number> = []
+    let removed = 0
+    for (let r = 0; r < 12; r++) {
+      dropAgain.run()
+      await coldListOf(location, sessions - removed)
+      let t = now()
+      await coldListOf(location, sessions - removed)
+      if (r > 0) beforeTimes.push(now() - t)
+      if (!remover.db.remove(`s${(r * 7919) % sessions}`)) throw new Error("nothing removed")
+      removed++
+      t = now()
+      await coldListOf(location, sessions - removed)
+      if (r > 0) removalTimes.push(now() - t)
+      t = now()
+      bareList.all()
+      if (r > 0) removalFloors.push(now() - t)
+    }
+    remover.close()
+    const [afterRemoval = 0, beforeRemoval = 0, removalFloor = 0] = [removalTimes, beforeTimes, removalFloors].map(
+      median
+    )
+    // what that catch-up reads of every session: its pairs, through the index `sessions_touched`
+    const pairs = bareDb.prepare("SELECT sid * 4294967296 + touched FROM sessions ORDER BY touched DESC").pluck()
+    const [pairsRead = 0] = await interleaved([() => Promise.resolve(pairs.all())], 11)
     bareDb.close()
     const load = `load ${os.loadavg()[0]!.toFixed(1)}`
     rows.push(
@@ -302,6 +343,24 @@ if (wants("list")) {
         `${ms(firstFloor)} bare better-sqlite3 SELECT of the same rows`,
         `${ratio(first, firstFloor)}; target < 50 ms: ${first < 50 ? "met" : "MISSED"}`,
         `${rate(sessions, first, " sessions")}, ${load}`
+      ],
+      [
+        `list 10,000 sessions of ${perSession} entries, cold after one removal by another connection since the snapshot (open, the snapshot read and caught up; median of 11)`,
+        String(sessions),
+        ms(afterRemoval),
+        `${ms(removalFloor)} bare better-sqlite3 SELECT of the same rows`,
+        `${ratio(afterRemoval, removalFloor)} (${ratio(afterRemoval, beforeRemoval)} the cold listing before it, ${
+          ms(beforeRemoval)
+        }); target < 50 ms: ${afterRemoval < 50 ? "met" : "MISSED"}`,
+        `${rate(sessions, afterRemoval, " sessions")}, ${load}`
+      ],
+      [
+        "the (sid, touched) pairs of every session that catch-up reads (one double each, through `sessions_touched`; median of 11)",
+        String(sessions),
+        ms(pairsRead),
+        `${ms(afterRemoval)} the cold listing after one removal`,
+        ratio(pairsRead, afterRemoval),
+        load
       ],
       [
         `the snapshot's write alone: caught up, encoded, one row of ${

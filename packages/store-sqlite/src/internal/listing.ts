@@ -11,18 +11,22 @@
  *   changed since a read are exactly those of a larger `touched`, whatever connection wrote them
  *   (a session leaving the listing, a replace whose first row is no longer a header, included);
  * - a deleted session leaves no row to find that way, and may lower `max(touched)` (so that a
- *   later write reuses a `touched` seen before): the trigger `sessions_removed` (migration 4)
- *   counts every deletion in `counters`; a count other than the one seen rebuilds the listing
- *   (and a stored snapshot of another count than the database's is not used);
+ *   later write reuses a `touched` seen before, and a new session the `sid` too): the trigger
+ *   `sessions_removed` (migration 4) counts every deletion in `counters`; on a count other than
+ *   the one seen, the listing (the kept one, else the stored snapshot) is caught up from the
+ *   `(sid, touched)` pairs of every session (`listingRemovals.ts`: the sessions gone dropped, the
+ *   ones it cannot tell unchanged read as rows), or, when that cannot be decided, read from the rows;
  * - `PRAGMA data_version` changes when another connection committed, and `total_changes()` when
  *   this one wrote: both unchanged since the last read, nothing changed (no read transaction).
  *
  * The catch-up and its counters (and the stored snapshot) are read in ONE read transaction (one
  * snapshot of the database). A writable connection stores a new snapshot when it had none to
- * start from or when more than {@link refreshAfter} sessions changed since the one it has: in a
- * short IMMEDIATE transaction of its own that first catches up under the write lock (so the
- * snapshot is the listing as of that transaction's `max(touched)` and removal count), with no
- * busy wait; busy or failing, it is skipped, never the listing's failure.
+ * start from or when more than {@link refreshAfter} sessions changed since the one it has (a
+ * session removed, or read as a row after removals, counted as changed: a snapshot of another
+ * removal count is rewritten only then), in a short IMMEDIATE transaction of its own that first
+ * catches up under the write lock (so the snapshot is the listing as of that transaction's
+ * `max(touched)` and removal count), with no busy wait; busy or failing, it is skipped, never the
+ * listing's failure.
  *
  * The summaries are frozen (their dates too: `ListedDate`), so a caller cannot change the cache
  * through a listing; each call returns a new array. The cache lives as long as its connection (the
@@ -35,6 +39,7 @@ import type { SessionSummary } from "@branchlog/session-store/TranscriptStore"
 import type Database from "better-sqlite3"
 import type { Entry } from "./listedSummary.js"
 import * as ListedSummary from "./listedSummary.js"
+import * as Removals from "./listingRemovals.js"
 import * as Snapshot from "./listingSnapshot.js"
 
 /** What a listing reads of a session, in the order of its queries' columns. */
@@ -86,6 +91,13 @@ const summaryOf = (path: string, prefix: string, row: Row): SessionSummary => {
   )
 }
 
+/**
+ * What the listings of this process read, only ever counted up (tests observe it): `all`, the
+ * listings that read every session; `rows`, the sessions read as rows (by those and by catch-ups);
+ * `afterRemovals`, the catch-ups over removals that did not read every session.
+ */
+export const reads = { all: 0, rows: 0, afterRemovals: 0 }
+
 /** Whether and how a listing uses the stored snapshot (schema version 5). */
 export interface Snapshots {
   /** Store new ones (a writable connection). */
@@ -101,6 +113,10 @@ export class Listing {
   private readonly version: Database.Statement
   private readonly removals: Database.Statement | undefined
   private readonly maxTouched: Database.Statement
+  private readonly packed: Database.Statement | undefined
+  private readonly pairs: Database.Statement | undefined
+  private readonly bounds: Database.Statement | undefined
+  private readonly one: Database.Statement | undefined
   private readonly stored: Database.Statement | undefined
   private readonly store: Database.Statement | undefined
   private readonly catchUp: () => void
@@ -113,7 +129,7 @@ export class Listing {
   private seenChanges = -1
   private seenRemovals = -1
   private seenTouched = 0
-  /** No stored snapshot matches this listing's removal count (a new one is due). */
+  /** The listing was read from the rows, not from a stored snapshot (none, damaged, or undecidable after removals): a new one is due. */
   private unsaved = true
   /** The sessions changed since the stored snapshot this listing started from or wrote. */
   private sinceSaved = new Set<number>()
@@ -138,6 +154,22 @@ export class Listing {
       ? handle.prepare("SELECT value FROM counters WHERE name = 'removals'").pluck()
       : undefined
     this.maxTouched = handle.prepare("SELECT coalesce(max(touched), 0) FROM sessions").pluck()
+    // through the index `sessions_touched` alone (it holds each row's `sid`)
+    // through the index `sessions_touched` alone (it holds each row's `sid`), one double per
+    // session when exact (a row of two values costs three times as much to hand over)
+    this.packed = cached
+      ? handle.prepare("SELECT sid * 4294967296 + touched FROM sessions ORDER BY touched DESC").pluck()
+      : undefined
+    this.pairs = cached
+      ? handle.prepare("SELECT sid, touched FROM sessions ORDER BY touched DESC").raw(true)
+      : undefined
+    this.bounds = cached
+      ? handle.prepare(
+        `SELECT (SELECT min(sid) FROM sessions), (SELECT max(sid) FROM sessions),
+           (SELECT min(touched) FROM sessions), (SELECT max(touched) FROM sessions)`
+      ).raw(true)
+      : undefined
+    this.one = cached ? handle.prepare(`SELECT ${COLUMNS} FROM sessions WHERE sid = ?`).raw(true) : undefined
     this.catchUp = handle.transaction(() => this.read())
     const use = cached && snapshots !== undefined && Snapshot.supported
     this.stored = use
@@ -184,47 +216,99 @@ export class Listing {
 
   private read(): void {
     const removals = this.removals!.get() as number
-    if (!this.valid || removals !== this.seenRemovals) {
-      // (after a removal too: another connection may have stored the listing since)
-      const stored = this.fromSnapshot(removals)
-      this.valid = true
-      this.seenRemovals = removals
-      if (stored === undefined) {
-        this.rebuild()
-        this.seenTouched = this.maxTouched.get() as number
-        this.unsaved = true
-        this.sinceSaved.clear()
-        return
-      }
-      this.entries = stored.entries
-      this.bySid = stored.bySid
-      this.seenTouched = stored.touched
-      this.unsaved = false
-      this.sinceSaved.clear()
-      if (!this.merge()) this.summaries = stored.entries.map((entry) => entry.summary)
+    if (this.valid && removals === this.seenRemovals) {
+      this.merge()
       return
     }
-    this.merge()
+    // removals since the kept listing: caught up over them (the stored snapshot not decoded)
+    let pairs: Removals.Pairs | undefined
+    const planFor = (base: Removals.Base) => Removals.plan(base, removals, pairs ??= this.readPairs())
+    const kept = this.valid
+      ? planFor({ touched: this.seenTouched, removals: this.seenRemovals, bySid: this.bySid })
+      : undefined
+    if (kept !== undefined) {
+      this.afterRemovals(kept)
+      this.seenRemovals = removals
+      return
+    }
+    // a fresh listing, or undecidable: the stored snapshot (after a removal too: another connection
+    // may have stored the listing since), caught up over the removals since it if of another count
+    const stored = this.fromSnapshot()
+    const fromStored = stored !== undefined && stored.removals !== removals ? planFor(stored) : undefined
+    this.valid = true
+    this.seenRemovals = removals
+    if (stored === undefined || (stored.removals !== removals && fromStored === undefined)) {
+      this.rebuild()
+      this.seenTouched = this.maxTouched.get() as number
+      this.unsaved = true
+      this.sinceSaved.clear()
+      return
+    }
+    this.entries = stored.entries
+    this.bySid = stored.bySid
+    this.seenTouched = stored.touched
+    this.unsaved = false
+    this.sinceSaved.clear()
+    if (fromStored !== undefined) this.afterRemovals(fromStored)
+    else if (!this.merge()) this.summaries = stored.entries.map((entry) => entry.summary)
   }
 
-  /** The stored snapshot, when there is one of this removal count that decodes. */
-  private fromSnapshot(removals: number): Snapshot.Decoded | undefined {
+  /** The stored snapshot, when there is one that decodes (of any removal count). */
+  private fromSnapshot(): Snapshot.Decoded | undefined {
     if (this.stored === undefined) return undefined
-    const decoded = Snapshot.decode(this.stored.get() as Snapshot.Stored | undefined, this.path, this.prefix())
-    return decoded !== undefined && decoded.removals === removals ? decoded : undefined
+    return Snapshot.decode(this.stored.get() as Snapshot.Stored | undefined, this.path, this.prefix())
+  }
+
+  /** The `(sid, touched)` pairs of every session, by `touched` descending. */
+  private readPairs(): Removals.Pairs {
+    const [minSid, maxSid, minTouched, maxTouched] = this.bounds!.get() as [number | null, number, number, number]
+    if (
+      minSid === null ||
+      (minSid > 0 && maxSid < Removals.PACKED_SID && minTouched >= 0 && maxTouched < Removals.PACKED_TOUCHED)
+    ) {
+      return Removals.unpack(this.packed!.all() as Array<number>)
+    }
+    const rows = this.pairs!.all() as Array<[number, number]>
+    return { sids: rows.map((row) => row[0]), touched: rows.map((row) => row[1]) }
+  }
+
+  /** Applies a plan to the listing held: its sessions gone dropped, the ones to read read and merged in. */
+  private afterRemovals(plan: Removals.Plan): void {
+    reads.afterRemovals++
+    const rows: Array<Row> = []
+    for (const sid of plan.read) {
+      // in the same read transaction as the pairs: there
+      const row = this.one!.get(sid) as Row | undefined
+      if (row !== undefined) rows.push(row)
+    }
+    if (!this.apply(rows, plan.gone)) this.summaries = this.entries.map((entry) => entry.summary)
+    // below the listing's when removals lowered it: the next write's `touched` is above this one
+    this.seenTouched = plan.touched
   }
 
   /** Merges in the sessions of a `touched` above the last one seen; `false` when there were none. */
   private merge(): boolean {
-    const rows = this.changed.all(this.seenTouched) as Array<Row>
-    if (rows.length === 0) return false
+    return this.apply(this.changed.all(this.seenTouched) as Array<Row>, [])
+  }
+
+  /**
+   * Drops the sessions `removed` and merges in `rows` (by `touched`: each one's session replaced,
+   * or left out when not listed); `false` when there was nothing to do.
+   */
+  private apply(rows: ReadonlyArray<Row>, removed: ReadonlyArray<number>): boolean {
+    if (rows.length === 0 && removed.length === 0) return false
+    reads.rows += rows.length
     const prefix = this.prefix()
     const fresh: Array<Entry> = []
     const gone = new Set<number>()
+    for (const sid of removed) {
+      if (this.bySid.delete(sid)) gone.add(sid)
+      this.sinceSaved.add(sid)
+    }
     for (const row of rows) {
       const sid = row[0]
       if (this.bySid.delete(sid)) gone.add(sid)
-      this.seenTouched = row[3]
+      if (row[3] > this.seenTouched) this.seenTouched = row[3]
       this.sinceSaved.add(sid)
       if (row[1] !== 1) continue
       const entry = this.entryOf(prefix, row)
@@ -282,6 +366,8 @@ export class Listing {
   private rebuild(): void {
     const prefix = this.prefix()
     const rows = this.all.all() as Array<Row>
+    reads.all++
+    reads.rows += rows.length
     const entries: Array<Entry> = new Array(rows.length)
     const bySid = new Map<number, Entry>()
     for (let i = 0; i < rows.length; i++) {

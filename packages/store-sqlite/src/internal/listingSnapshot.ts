@@ -2,7 +2,8 @@
  * The stored snapshot of a database's listing (table `listing_snapshot`, migration 5): the
  * summaries of every listed session in listing order (newest first), as of the database's
  * `max(touched)` and removal count when it was made, so that a fresh connection reads ONE row
- * instead of every session's, then catches up the sessions of a larger `touched` (`listing.ts`).
+ * instead of every session's, then catches up the sessions of a larger `touched` (`listing.ts`; of
+ * another removal count than the database's, over the removals too: `listingRemovals.ts`).
  *
  * Built for a fast read, not for size: the strings of every summary are concatenated into ONE
  * text value, the rest is a BLOB of little-endian doubles, {@link STRIDE} per session:

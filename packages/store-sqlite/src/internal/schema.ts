@@ -120,8 +120,9 @@ export const migrations = {
   ),
   // the listing as of a `max(touched)` and removal count (`listingSnapshot.ts`), one row: a fresh
   // connection reads it instead of every session and catches up the sessions written since;
-  // written by a listing (never by an append), never needed for correctness (missing, of another
-  // removal count, another format or damaged: the listing is read from the sessions)
+  // written by a listing (never by an append), never needed for correctness (missing, another
+  // format or damaged: the listing is read from the sessions; of another removal count: caught up
+  // over the removals, `listingRemovals.ts`, or read from the sessions when undecidable)
   "5_listing_snapshot": statements(
     `CREATE TABLE listing_snapshot (
       k INTEGER PRIMARY KEY CHECK (k = 1),
