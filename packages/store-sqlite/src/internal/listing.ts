@@ -154,7 +154,6 @@ export class Listing {
       ? handle.prepare("SELECT value FROM counters WHERE name = 'removals'").pluck()
       : undefined
     this.maxTouched = handle.prepare("SELECT coalesce(max(touched), 0) FROM sessions").pluck()
-    // through the index `sessions_touched` alone (it holds each row's `sid`)
     // through the index `sessions_touched` alone (it holds each row's `sid`), one double per
     // session when exact (a row of two values costs three times as much to hand over)
     this.packed = cached
