@@ -30,9 +30,9 @@ import {
   named,
   openStore,
   same,
-  seed,
   sql,
-  stored
+  stored,
+  withSnapshot as seededWithSnapshot
 } from "./support/listing.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-removals-"))
@@ -42,18 +42,7 @@ const freshDb = () => path.join(root, `db-${++dbs}.db`)
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "list-child.ts")
 
 /** A database of `count` sessions (s0… newest last) whose snapshot a listing stored. */
-const withSnapshot = async (count: number) => {
-  const file = freshDb()
-  const { close, store } = await openStore()
-  try {
-    await seed(store, file, count)
-    await list(store, file)
-  } finally {
-    await close()
-  }
-  expect(stored(file)).toMatchObject({ ...counters(file), count })
-  return file
-}
+const withSnapshot = (count: number) => seededWithSnapshot(freshDb(), count)
 
 /** What `f` read (the change of `reads` over it). */
 const observe = async <A>(f: () => Promise<A>) => {

@@ -32,9 +32,9 @@ import {
   named,
   openStore,
   same,
-  seed,
   sql,
-  stored
+  stored,
+  withSnapshot as seededWithSnapshot
 } from "./support/listing.js"
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-snapshot-"))
@@ -43,19 +43,8 @@ let dbs = 0
 const freshDb = () => path.join(root, `db-${++dbs}.db`)
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "list-child.ts")
 
-/** A database of `count` sessions whose snapshot a listing stored (as of now). */
-const withSnapshot = async (count: number) => {
-  const file = freshDb()
-  const { close, store } = await openStore()
-  try {
-    await seed(store, file, count)
-    await list(store, file)
-  } finally {
-    await close()
-  }
-  expect(stored(file)).toEqual({ format: 1, ...counters(file), count, numbers: "blob", texts: "text" })
-  return file
-}
+/** A database of `count` sessions (s0… newest last) whose snapshot a listing stored. */
+const withSnapshot = (count: number) => seededWithSnapshot(freshDb(), count)
 
 /** Cold equals the rows' listing, from the snapshot as it was (not stored again: it was used). */
 const coldFromSnapshot = async (file: string) => {

@@ -110,3 +110,16 @@ export const same = (got: ReadonlyArray<SessionSummary>, want: ReadonlyArray<Ses
     expect(summary.modified).toBeInstanceOf(ListedDate)
   }
 }
+
+/** The database `file` with `count` sessions (s0… newest last) and the snapshot a listing stored of them (as of now). */
+export const withSnapshot = async (file: string, count: number) => {
+  const { close, store } = await openStore()
+  try {
+    await seed(store, file, count)
+    await list(store, file)
+  } finally {
+    await close()
+  }
+  expect(stored(file)).toEqual({ format: 1, ...counters(file), count, numbers: "blob", texts: "text" })
+  return file
+}
