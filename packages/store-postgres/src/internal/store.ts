@@ -1,6 +1,7 @@
 /**
  * The PostgreSQL backend of `TranscriptStore` (see `PostgresStore` for the model): references,
- * schema readiness, loads, change queries, holds and their writes, listings, search, watch.
+ * schema readiness, loads, change queries, holds and their writes, watch; the listings and the
+ * search are in `listing.ts`, the bounded open in `active.ts`.
  */
 import type { Line } from "@branchlog/session-core"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
