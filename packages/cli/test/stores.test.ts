@@ -44,6 +44,49 @@ describe("branchlog copy / ls --store / search (real processes)", () => {
     expect(readFileSync(join(dir, "copy.jsonl")).equals(fixture.bytes)).toBe(true)
   })
 
+  it("names the lines of bytes that are not UTF-8, which the copy holds as U+FFFD (and says nothing of a clean file)", async () => {
+    const dir = fresh()
+    const header = JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "u8",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/w"
+    })
+    const row = (id: string, parentId: string | null, text: Buffer) =>
+      Buffer.concat([
+        Buffer.from(`{"type":"message","id":"${id}","parentId":${JSON.stringify(parentId)},`),
+        Buffer.from(`"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"`),
+        text,
+        Buffer.from(`","timestamp":1}}`)
+      ])
+    const lines = [
+      Buffer.from(header),
+      row("a", null, Buffer.from("clean ✓")),
+      row("b", "a", Buffer.from([0x61, 0xff, 0x62]))
+    ]
+    const bytes = Buffer.concat(lines.flatMap((l) => [l, Buffer.from("\n")]))
+    const source = join(dir, "source.jsonl")
+    writeFileSync(source, bytes)
+    const copied = await runProcess(["copy", source, join(dir, "copy.jsonl")])
+    expect(copied.code, copied.stderr).toBe(0)
+    const at = lines[0]!.length + 1 + lines[1]!.length + 1 +
+      row("b", "a", Buffer.alloc(0)).indexOf("\",\"timestamp\":1}") + 1
+    expect(copied.stderr).toContain(
+      `${source}: 1 line(s) hold bytes that are not UTF-8 (the first: line 3, offset ${at})`
+    )
+    // the copy holds U+FFFD where the source holds 0xFF; everything else is the same bytes
+    const copy = readFileSync(join(dir, "copy.jsonl"))
+    expect(copy.equals(bytes)).toBe(false)
+    expect(copy.toString("utf8")).toBe(bytes.toString("utf8"))
+    // a clean source: no note
+    const clean = join(dir, "clean.jsonl")
+    writeFileSync(clean, Buffer.concat([lines[0]!, Buffer.from("\n"), lines[1]!, Buffer.from("\n")]))
+    const quiet = await runProcess(["copy", clean, join(dir, "clean-copy.jsonl")])
+    expect(quiet.code, quiet.stderr).toBe(0)
+    expect(quiet.stderr).not.toContain("UTF-8")
+  })
+
   it("copies a folder of sessions into another, then lists and searches it with --store and $BRANCHLOG_STORE", async () => {
     const from = fresh()
     for (const fixture of current) writeFileSync(join(from, `${fixture.name}.jsonl`), fixture.bytes)

@@ -99,5 +99,14 @@ export const apply = Plans.apply
 /** Reads every line of a session file as it is on disk and diagnoses it (needs `TranscriptFile`; ids of an in-memory migration from `IdSource`). */
 export const check = Files.check
 
+/** A line of bytes that are not UTF-8 (`Finding` `InvalidUtf8`). */
+export type InvalidUtf8 = Files.InvalidUtf8
+
+/**
+ * The lines of a file that hold bytes that are not UTF-8, in one raw read (what `check` adds to
+ * its findings): every reader sees U+FFFD there, and a copy to another store writes it.
+ */
+export const invalidUtf8 = Files.invalidUtf8
+
 /** Repairs a session file under its lock, with a backup (needs `TranscriptFile` and `TranscriptLock`; `IdSource` and `Clock`). */
 export const repair = Files.repair

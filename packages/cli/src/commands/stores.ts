@@ -3,7 +3,7 @@
  * and `search` (messages by text, in a store that indexes it). Both reach the stores only through
  * session-store's `TranscriptStore` (the router over the backends present), never a backend.
  */
-import { SessionCopy, SessionRef, TranscriptStore } from "@branchlog/session-store"
+import { Repair, SessionCopy, SessionRef, TranscriptStore } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -32,6 +32,22 @@ export const storeOption = Options.text("store").pipe(
   Options.optional,
   Options.map((store) => Option.isSome(store) ? store.value : process.env["BRANCHLOG_STORE"] || undefined)
 )
+
+/**
+ * After a copy from a file: a note naming its lines of bytes that are not UTF-8, which the copy
+ * holds as U+FFFD (every store keeps text; the source keeps the bytes).
+ */
+const noteInvalidUtf8 = (from: SessionRef.SessionRef) =>
+  from._tag !== "File" ? Effect.void : Effect.flatMap(
+    Repair.invalidUtf8(from.path).pipe(Effect.orElseSucceed(() => [])),
+    (lines) => {
+      const first = lines[0]
+      return first === undefined ? Effect.void : Output.note(
+        `branchlog: ${from.path}: ${lines.length} line(s) hold bytes that are not UTF-8 (the first: line ${first.line}, ` +
+          `offset ${first.at}); the copy holds U+FFFD there, the source keeps the bytes (\`branchlog fsck\` lists them)`
+      )
+    }
+  )
 
 /** `branchlog copy SRC DEST [--json]`. */
 export const copy: CliCommand = Command.make(
@@ -69,6 +85,7 @@ export const copy: CliCommand = Command.make(
         const pairs = result.copied.map((c) => ({ from: SessionRef.format(c.from), to: SessionRef.format(c.to) }))
         if (json) yield* Output.json(pairs)
         else yield* Output.lines(pairs.map((p) => `${p.from} → ${p.to}`))
+        for (const c of result.copied) yield* noteInvalidUtf8(c.from)
         for (const f of result.failed) yield* Output.note(`branchlog: ${f.ref}: ${f.error.message}`)
         if (result.failed.length > 0) {
           return yield* new ProblemsFound({ files: result.failed.length, problems: result.failed.length })
@@ -80,10 +97,11 @@ export const copy: CliCommand = Command.make(
       const result = { from: SessionRef.format(copied.from), to: SessionRef.format(copied.to) }
       if (json) yield* Output.json(result)
       else yield* Output.lines([`${result.from} → ${result.to} (${copied.rows} rows)`])
+      yield* noteInvalidUtf8(copied.from)
     })
 ).pipe(
   Command.withDescription(
-    "Copy a session (or every session of a folder) between stores, row for row: file → database → file is byte-identical."
+    "Copy a session (or every session of a folder) between stores, row for row: file → database → file is byte-identical (bytes that are not UTF-8 become U+FFFD, and are named)."
   )
 )
 

@@ -44,13 +44,24 @@ export const check = (path: string): Effect.Effect<Diagnosis, ReadError, Transcr
       mintId: (taken) => IdSource.entryId(ids, (id) => taken.has(id))
     })
     // the bytes themselves: what decoded to U+FFFD (a second, raw read; fsck is no hot path)
-    const invalid: Array<Finding> = []
-    yield* Stream.runForEach(files.rawLines(path), (line) =>
+    const invalid = yield* invalidUtf8(path)
+    return invalid.length === 0 ? diagnosis : { ...diagnosis, findings: [...diagnosis.findings, ...invalid] }
+  })
+
+/** A line of bytes that are not UTF-8: the line, its offset, and the file offset of its first invalid sequence. */
+export type InvalidUtf8 = Extract<Finding, { readonly _tag: "InvalidUtf8" }>
+
+/** The lines of `path` that hold bytes that are not UTF-8, in one raw read of the file. */
+export const invalidUtf8 = (
+  path: string
+): Effect.Effect<ReadonlyArray<InvalidUtf8>, ReadError, TranscriptFile.TranscriptFile> =>
+  Effect.flatMap(TranscriptFile.TranscriptFile, (files) => {
+    const found: Array<InvalidUtf8> = []
+    return Stream.runForEach(files.rawLines(path), (line) =>
       Effect.sync(() => {
         const at = invalidAt(line.pieces)
-        if (at !== -1) invalid.push({ _tag: "InvalidUtf8", line: line.line, offset: line.offset, at: line.offset + at })
-      }))
-    return invalid.length === 0 ? diagnosis : { ...diagnosis, findings: [...diagnosis.findings, ...invalid] }
+        if (at !== -1) found.push({ _tag: "InvalidUtf8", line: line.line, offset: line.offset, at: line.offset + at })
+      })).pipe(Effect.as(found))
   })
 
 /** Options of a repair: the cwd of a header written where there is none, and how the lock is taken. */
