@@ -10,14 +10,12 @@
  */
 import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { reads, refreshAfter } from "../src/internal/listing.js"
 import * as SqliteStore from "../src/SqliteStore.js"
-import { withDb } from "./support/backend.js"
+import { tempDbs, withDb } from "./support/backend.js"
 import { start } from "./support/children.js"
 import {
   cold,
@@ -35,10 +33,7 @@ import {
   withSnapshot as seededWithSnapshot
 } from "./support/listing.js"
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-removals-"))
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-let dbs = 0
-const freshDb = () => path.join(root, `db-${++dbs}.db`)
+const freshDb = tempDbs("removals").fresh
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "list-child.ts")
 
 /** A database of `count` sessions (s0… newest last) whose snapshot a listing stored. */

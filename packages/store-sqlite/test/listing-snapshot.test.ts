@@ -10,15 +10,14 @@ import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, describe, expect, it, vi } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import { Db } from "../src/internal/database.js"
 import { refreshAfter } from "../src/internal/listing.js"
 import * as Schema from "../src/internal/schema.js"
 import * as SqliteStore from "../src/SqliteStore.js"
-import { withDb } from "./support/backend.js"
+import { tempDbs, withDb } from "./support/backend.js"
 import { start } from "./support/children.js"
 import {
   cold,
@@ -37,10 +36,7 @@ import {
   withSnapshot as seededWithSnapshot
 } from "./support/listing.js"
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-snapshot-"))
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-let dbs = 0
-const freshDb = () => path.join(root, `db-${++dbs}.db`)
+const { fresh: freshDb, root } = tempDbs("snapshot")
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "list-child.ts")
 
 /** A database of `count` sessions (s0… newest last) whose snapshot a listing stored. */
@@ -66,7 +62,7 @@ describe("SqliteStore listing snapshot", () => {
 
   it("a database moved elsewhere: the references are the new path's (nothing of the path is stored)", async () => {
     const file = await withSnapshot(3)
-    const moved = path.join(root, "moved", `db-${++dbs}.db`)
+    const moved = path.join(root, "moved", path.basename(freshDb()))
     fs.mkdirSync(path.dirname(moved), { recursive: true })
     // every connection closed: the WAL checkpointed into the file
     fs.copyFileSync(file, moved)

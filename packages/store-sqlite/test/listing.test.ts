@@ -10,20 +10,15 @@ import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
-import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as SqliteStore from "../src/SqliteStore.js"
-import { withDb } from "./support/backend.js"
+import { tempDbs, withDb } from "./support/backend.js"
 import { start } from "./support/children.js"
 import { header, message, named } from "./support/listing.js"
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-listing-"))
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-let dbs = 0
-const freshDb = () => path.join(root, `db-${++dbs}.db`)
+const freshDb = tempDbs("listing").fresh
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "list-child.ts")
 
 /** A store kept open across calls (its connections, and so its listing, live until `close`). */

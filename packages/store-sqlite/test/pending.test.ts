@@ -7,18 +7,12 @@
 import type { TranscriptStoreShape } from "@branchlog/session-store/TranscriptStore"
 import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as Schema from "../src/internal/schema.js"
 import * as SqliteStore from "../src/SqliteStore.js"
-import { withDb } from "./support/backend.js"
+import { tempDbs, withDb } from "./support/backend.js"
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-sqlite-pending-"))
-afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
-let dbs = 0
-const freshDb = () => path.join(root, `db-${++dbs}.db`)
+const freshDb = tempDbs("pending").fresh
 
 const header = (id: string) =>
   JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-05-01T10:00:00.000Z", cwd: "/w" })

@@ -17,6 +17,7 @@ import * as Scope from "effect/Scope"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
+import { afterAll } from "vitest"
 import { Db } from "../../src/internal/database.js"
 import * as SqliteStore from "../../src/SqliteStore.js"
 
@@ -105,4 +106,15 @@ export const sqlite = (): Conformance.Backend & { readonly close: Effect.Effect<
         )
     }
   }
+}
+
+/**
+ * A temporary folder of one test file's databases (`branchlog-sqlite-<name>-…`, removed after its
+ * tests) and `fresh`, which names a new database in it each call.
+ */
+export const tempDbs = (name: string): { readonly root: string; readonly fresh: () => string } => {
+  const root = fs.mkdtempSync(nodePath.join(os.tmpdir(), `branchlog-sqlite-${name}-`))
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }))
+  let dbs = 0
+  return { root, fresh: () => nodePath.join(root, `db-${++dbs}.db`) }
 }
