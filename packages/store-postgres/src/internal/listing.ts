@@ -33,8 +33,6 @@ export interface Deps {
   readonly locations: (location: string | undefined) => ReadonlyArray<string>
 }
 
-const keyOf = (ref: SessionRef.PostgresRef) => SessionRef.format(ref)
-
 /** The summaries of one database's sessions. */
 const summariesOf = (deps: Deps, url: string): Effect.Effect<Array<SessionSummary>, StoreFailure> =>
   Effect.gen(function*() {
@@ -58,7 +56,7 @@ const summariesOf = (deps: Deps, url: string): Effect.Effect<Array<SessionSummar
       const texts: Array<string> = []
       while (i < rows.length && rows[i].session_id === session) texts.push(Rows.textOfRow(rows[i++]))
       const ref: SessionRef.PostgresRef = { _tag: "Postgres", url, id: session }
-      const summary = StoreRows.summary(ref, keyOf(ref), texts, modifiedMs)
+      const summary = StoreRows.summary(ref, SessionRef.format(ref), texts, modifiedMs)
       if (Option.isSome(summary)) out.push(summary.value)
     }
     return out
