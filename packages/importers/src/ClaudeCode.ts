@@ -250,8 +250,11 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
         }
         if (g.duplicates > 0) b.count("repeated content blocks (same API message)", g.duplicates)
         if (g.other > 0) b.count("assistant content blocks of other types (kept as a note)", g.other)
-        b.keep(uuid, turns.entryParent(g), (id, parentId) =>
-          Entry.makeMessage({ id, parentId, timestamp: at, message: assistantOf(g) }))
+        b.keep(
+          uuid,
+          turns.entryParent(g),
+          (id, parentId) => Entry.makeMessage({ id, parentId, timestamp: at, message: assistantOf(g) })
+        )
         kept = g.tail ?? uuid
       } else {
         if (r.isCompactSummary === true) {

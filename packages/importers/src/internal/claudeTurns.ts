@@ -113,7 +113,16 @@ export const scan = (records: ReadonlyArray<Rec>): Turns => {
       const id = str(message.id) ?? `line:${uuid}`
       let g = groups.get(id)
       if (g === undefined) {
-        g = { key: undefined, lines: [], blocks: [], seen: new Set(), duplicates: 0, other: 0, tail: undefined, calls: [] }
+        g = {
+          key: undefined,
+          lines: [],
+          blocks: [],
+          seen: new Set(),
+          duplicates: 0,
+          other: 0,
+          tail: undefined,
+          calls: []
+        }
         groups.set(id, g)
       }
       g.lines.push(r)
