@@ -232,7 +232,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
       const message = isObject(r.message) ? r.message : undefined
       if (uuid === undefined || message === undefined) {
         b.skip({ line, offset, reason: `a ${type} record without ${uuid === undefined ? "a uuid" : "a message"}` })
-        if (uuid !== undefined) b.drop(uuid, parentUuid, "unreadable records")
+        if (uuid !== undefined) b.alias(uuid, parentUuid)
         continue
       }
       if (b.has(uuid)) {
@@ -287,7 +287,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
       }
     } else {
       b.skip({ line, offset, reason: `unknown record type "${type}"` })
-      if (uuid !== undefined) b.drop(uuid, parentUuid, `records of unknown type "${type}"`)
+      if (uuid !== undefined) b.alias(uuid, parentUuid)
       continue
     }
     if (side !== undefined) side.leafKey = kept
