@@ -4,17 +4,19 @@
  * records a file holds (see the README for every rule):
  *
  * - `uuid` → id (its first 8 hex characters), `parentUuid` → parent, so a rewind stays a branch;
- * - each assistant line is one entry (Claude Code writes one content block per line); a tool call
- *   repeated under a later line of the same API message is kept once;
- * - `tool_use` → `toolCall`; each `tool_result` block → a `toolResult` message (its `tool_use_id`,
- *   `is_error`); a tool call without a result stays as it is;
+ * - the lines of one API message (Claude Code writes one content block per line, same
+ *   `message.id`) → one assistant message; `tool_use` → `toolCall`; each `tool_result` block → a
+ *   `toolResult` message, placed after the message holding its call, in the order of the calls,
+ *   whatever order the lines chain in (`internal/claudeTurns.ts`); a call without a result stays;
  * - `system` `compact_boundary` + the `isCompactSummary` user record → one `compaction` (parent:
  *   `logicalParentUuid`; a root when that is not in the file), keeping nothing before it;
  * - `isMeta` user records (caveats, expanded commands) → `custom_message` `claude-code.meta` (not
  *   displayed, in the context as Claude Code sent them); slash-command records stay user text;
  * - records that are not conversation (progress, file snapshots, attachments, queue operations,
  *   hooks, other system records) are dropped, their children re-attached to the nearest kept
- *   ancestor, and counted in the warnings; `summary` / `custom-title` → the session name;
+ *   ancestor, and counted in the warnings; session metadata (`permission-mode`, `mode`, `tag`,
+ *   …) → `custom` entries `claude-code.<type>` on the path; `summary` / `custom-title` /
+ *   `ai-title` → the session name;
  * - inline sidechain records (1.0.x) → one session per sidechain, whose parent is the main one.
  *
  * @since 0.1.0

@@ -155,3 +155,42 @@ describe("Claude Code 2.1.x parallel tool calls", () => {
     )
   })
 })
+
+describe("Claude Code 2.1.x records around the messages", () => {
+  const records = [
+    user("u1", null, "hello", 0),
+    {
+      ...assistant("a1", "u1", "msg_s", { type: "text", text: "API Error: 529 overloaded" }, 1, "stop_sequence"),
+      isApiErrorMessage: true
+    },
+    { type: "ai-title", aiTitle: "Greeting the assistant", sessionId: "s-1" },
+    { type: "agent-name", agentName: "helper", sessionId: "s-1" },
+    { type: "mode", mode: "normal", sessionId: "s-1" }
+  ]
+  const synthetic = records[1] as { message: { model: string } }
+  synthetic.message.model = "<synthetic>"
+  const session = convert(splitLines(new TextEncoder().encode(records.map(line).join("\n") + "\n")))
+
+  it("marks a message Claude Code wrote itself as synthetic, not as a model's", () => {
+    const reply = messages(session.entries).find((m) => m.role === "assistant") as AgentMessage.AssistantMessage
+    expect(reply).toMatchObject({ provider: "claude-code", model: "synthetic", stopReason: "error" })
+  })
+
+  it("keeps metadata records as custom entries in the order written, and names the session from ai-title", () => {
+    const customs = session.entries.filter((e): e is Entry.CustomEntry =>
+      e.type === "custom" && e.customType.startsWith("claude-code.")
+    )
+    expect(customs.map((e) => e.customType)).toEqual([
+      "claude-code.ai-title",
+      "claude-code.agent-name",
+      "claude-code.mode"
+    ])
+    // a chain on the path, not branches
+    expect(customs[1]!.parentId).toBe(customs[0]!.id)
+    expect(customs[2]!.parentId).toBe(customs[1]!.id)
+    expect(Tree.getSessionName(stateOf(session))).toBe("Greeting the assistant")
+    expect(session.skipped).toEqual([])
+    const path = Tree.getBranch(stateOf(session), session.leafId).map((e) => e.type)
+    expect(path).toEqual(["custom", "message", "message", "custom", "custom", "custom", "session_info"])
+  })
+})
