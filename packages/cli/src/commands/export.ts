@@ -79,7 +79,8 @@ export const exportCommand: CliCommand = Command.make(
           if (to === "-") return yield* toStdout(counted)
           yield* files.rewrite(to, counted)
           written.push({ format, to, bytes })
-          if (!json) yield* Output.lines([to])
+          // with an export on stdout, stdout holds only that export
+          if (!json && toStdoutCount === 0) yield* Output.lines([to])
         })
       if (Option.isSome(html)) {
         // loaded here: the Markdown renderer is evaluated only when a page is made (not by --help)

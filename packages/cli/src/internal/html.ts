@@ -71,12 +71,9 @@ export function* pieces(state: SessionState.SessionState, title: string): Genera
   // work items: a node to render (starting a linear run), or literal markup
   type Item = { readonly node: Tree.TreeNode } | { readonly close: string }
   const stack: Array<Item> = []
-  const summary = (child: Tree.TreeNode) => {
-    const count = sizes.get(child)!
-    return `${escape(child.entry.id)}: ${escape(entryLine(child.entry, 80))} (${count} ${
-      count === 1 ? "entry" : "entries"
-    })`
-  }
+  const entries = (count: number) => `${count} ${count === 1 ? "entry" : "entries"}`
+  const summary = (child: Tree.TreeNode) =>
+    `${escape(child.entry.id)}: ${escape(entryLine(child.entry, 80))} (${entries(sizes.get(child)!)})`
   const pushBranches = (children: ReadonlyArray<Tree.TreeNode>) => {
     const items: Array<Item> = []
     // the conversation a compaction summarised, when it is a sibling of the compaction (an import
@@ -86,9 +83,9 @@ export function* pieces(state: SessionState.SessionState, title: string): Genera
     const inline = before.length > 0 ? rest.find((child) => onPath.has(child.entry.id)) : undefined
     for (const child of before) {
       items.push({
-        close: `<li class="past-section"><div class="past-mark">Before the compaction: the conversation it summarised (${
-          summary(child)
-        })</div><ol class="run past">`
+        close: `<li class="past-section"><div class="past-mark">Before the compaction: ${
+          entries(sizes.get(child)!)
+        } that it summarised, no longer in the model's context</div><ol class="run past">`
       })
       items.push({ node: child })
       items.push({ close: "</ol></li>" })

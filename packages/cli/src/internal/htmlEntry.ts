@@ -134,6 +134,20 @@ export interface EntryOptions {
   readonly results: ReadonlyMap<string, string>
 }
 
+/** The line under a head for an entry that is not a message (without the text its body shows). */
+const metaLine = (entry: Entry.Entry): string => {
+  switch (entry.type) {
+    case "compaction":
+      return `Compaction (${entry.tokensBefore} tokens before it): the model's context goes on from this summary`
+    case "branch_summary":
+      return `Summary of the branch left at ${entry.fromId}`
+    case "custom_message":
+      return `custom message ${entry.customType}`
+    default:
+      return entryLine(entry, 200)
+  }
+}
+
 /** One entry as an `<li>`. */
 export const entryHtml = (node: Tree.TreeNode, options: EntryOptions): string => {
   const { entry } = node
@@ -161,5 +175,5 @@ export const entryHtml = (node: Tree.TreeNode, options: EntryOptions): string =>
     `<div class="head">${head} <code>${escape(entry.id)}</code> <time>${escape(entry.timestamp)}</time>` +
     (node.label === undefined ? "" : ` <span class="label">${escape(node.label)}</span>`) +
     (options.leaf ? ` <span class="leaf-mark">current leaf</span>` : "") +
-    `</div>${entry.type === "message" ? "" : `<div class="line">${escape(entryLine(entry, 200))}</div>`}${shown}${empty}</li>`
+    `</div>${entry.type === "message" ? "" : `<div class="line">${escape(metaLine(entry))}</div>`}${shown}${empty}</li>`
 }
