@@ -208,87 +208,95 @@ describe("export --html of an imported Claude Code session in a real browser", (
     await browser?.close()
   })
 
-  it("shows thinking, paired tools and the past before the compaction; search and hide tools work; no CSP violation", async () => {
-    const context = await browser.newContext({ offline: true, viewport: { width: 1100, height: 900 } })
-    const page = await context.newPage()
-    const problems: Array<string> = []
-    page.on("console", (message) => {
-      if (message.type() === "error" || message.text().includes("Content Security Policy")) problems.push(message.text())
-    })
-    page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`))
-    await page.addInitScript(() => {
-      const seen: Array<string> = []
-      ;(window as unknown as { violations: Array<string> }).violations = seen
-      document.addEventListener("securitypolicyviolation", (event) => seen.push(event.violatedDirective))
-    })
-    await page.goto(`file://${out}`)
+  it(
+    "shows thinking, paired tools and the past before the compaction; search and hide tools work; no CSP violation",
+    async () => {
+      const context = await browser.newContext({ offline: true, viewport: { width: 1100, height: 900 } })
+      const page = await context.newPage()
+      const problems: Array<string> = []
+      page.on("console", (message) => {
+        if (message.type() === "error" || message.text().includes("Content Security Policy")) {
+          problems.push(message.text())
+        }
+      })
+      page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`))
+      await page.addInitScript(() => {
+        const seen: Array<string> = []
+        ;(window as unknown as { violations: Array<string> }).violations = seen
+        document.addEventListener("securitypolicyviolation", (event) => seen.push(event.violatedDirective))
+      })
+      await page.goto(`file://${out}`)
 
-    // thinking: collapsed under "Thinking", its text hidden until opened; the thinking-only turn is not empty
-    const thinking = page.locator("details.thinking").first()
-    await expect.poll(() => thinking.locator("summary").textContent()).toBe("Thinking")
-    const thought = thinking.locator(".md")
-    expect(await thought.isVisible()).toBe(false)
-    expect(await page.locator(".note", { hasText: "no content" }).count()).toBe(0)
+      // thinking: collapsed under "Thinking", its text hidden until opened; the thinking-only turn is not empty
+      const thinking = page.locator("details.thinking").first()
+      await expect.poll(() => thinking.locator("summary").textContent()).toBe("Thinking")
+      const thought = thinking.locator(".md")
+      expect(await thought.isVisible()).toBe(false)
+      expect(await page.locator(".note", { hasText: "no content" }).count()).toBe(0)
 
-    // each tool result sits inside its own call, parallel calls included
-    const pairs = await page.$$eval("li.entry.kind-toolResult", (items) =>
-      items.map((item) => ({
-        call: item.closest(".tool-call")?.querySelector(".call-head b")?.textContent ?? null,
-        result: item.querySelector(".head b")?.textContent ?? null
-      })))
-    expect(pairs).toEqual([{ call: "Read", result: "Read" }, { call: "Bash", result: "Bash" }])
+      // each tool result sits inside its own call, parallel calls included
+      const pairs = await page.$$eval("li.entry.kind-toolResult", (items) =>
+        items.map((item) => ({
+          call: item.closest(".tool-call")?.querySelector(".call-head b")?.textContent ?? null,
+          result: item.querySelector(".head b")?.textContent ?? null
+        })))
+      expect(pairs).toEqual([{ call: "Read", result: "Read" }, { call: "Bash", result: "Bash" }])
 
-    // the conversation before the compaction: in the flow, visible, muted, before the compaction; no branch
-    // (whether the importer links the compaction to it or not)
-    const past = page.locator("li.entry.past")
-    expect(await past.count()).toBeGreaterThanOrEqual(8)
-    expect(await past.first().isVisible()).toBe(true)
-    expect(await past.first().textContent()).toContain("Here is the failing checkout page")
-    expect(await page.locator(".past-mark").first().isVisible()).toBe(true)
-    expect(await page.locator("details.branch").count()).toBe(0)
-    const order = await page.$$eval("li.entry.past, li.kind-compaction", (items) =>
-      items.map((item) => item.classList.contains("kind-compaction") ? "compaction" : "past"))
-    expect(order.indexOf("compaction")).toBe(order.length - 1)
-    await page.screenshot({ path: join(shots, "export-claude-code.png"), fullPage: true })
+      // the conversation before the compaction: in the flow, visible, muted, before the compaction; no branch
+      // (whether the importer links the compaction to it or not)
+      const past = page.locator("li.entry.past")
+      expect(await past.count()).toBeGreaterThanOrEqual(8)
+      expect(await past.first().isVisible()).toBe(true)
+      expect(await past.first().textContent()).toContain("Here is the failing checkout page")
+      expect(await page.locator(".past-mark").first().isVisible()).toBe(true)
+      expect(await page.locator("details.branch").count()).toBe(0)
+      const order = await page.$$eval(
+        "li.entry.past, li.kind-compaction",
+        (items) => items.map((item) => item.classList.contains("kind-compaction") ? "compaction" : "past")
+      )
+      expect(order.indexOf("compaction")).toBe(order.length - 1)
+      await page.screenshot({ path: join(shots, "export-claude-code.png"), fullPage: true })
 
-    // thinking opens on a click
-    await thinking.locator("summary").click()
-    expect(await thought.isVisible()).toBe(true)
+      // thinking opens on a click
+      await thinking.locator("summary").click()
+      expect(await thought.isVisible()).toBe(true)
 
-    // the search: typing hides what does not match and says how many do
-    const asked = page.locator("li.entry", { hasText: "Apply the guard and run the tests." })
-    const crash = page.locator("li.entry", { hasText: "TypeError: Cannot read properties" }).last()
-    expect(await asked.isVisible()).toBe(true)
-    await page.locator("#search").fill("toFixed")
-    await expect.poll(() => page.locator("#search-status").textContent()).toMatch(/^\d+ entries match$/)
-    expect(await asked.isVisible()).toBe(false)
-    expect(await crash.isVisible()).toBe(true)
-    expect(await page.locator("li.entry:visible").count()).toBeLessThan(await page.locator("li.entry").count())
-    await page.screenshot({ path: join(shots, "export-search.png"), fullPage: false })
-    await page.locator("#search").fill("")
-    await expect.poll(() => asked.isVisible()).toBe(true)
+      // the search: typing hides what does not match and says how many do
+      const asked = page.locator("li.entry", { hasText: "Apply the guard and run the tests." })
+      const crash = page.locator("li.entry", { hasText: "TypeError: Cannot read properties" }).last()
+      expect(await asked.isVisible()).toBe(true)
+      await page.locator("#search").fill("toFixed")
+      await expect.poll(() => page.locator("#search-status").textContent()).toMatch(/^\d+ entries match$/)
+      expect(await asked.isVisible()).toBe(false)
+      expect(await crash.isVisible()).toBe(true)
+      expect(await page.locator("li.entry:visible").count()).toBeLessThan(await page.locator("li.entry").count())
+      await page.screenshot({ path: join(shots, "export-search.png"), fullPage: false })
+      await page.locator("#search").fill("")
+      await expect.poll(() => asked.isVisible()).toBe(true)
 
-    // hide tools: the calls, their results and the tool-only turns go; the conversation stays
-    const calls = page.locator(".tool-call")
-    expect(await calls.count()).toBe(3)
-    expect(await calls.first().isVisible()).toBe(true)
-    await page.locator("#hide-tools").check()
-    expect(await page.locator(".tool-call:visible").count()).toBe(0)
-    expect(await page.locator("li.entry.kind-toolResult:visible").count()).toBe(0)
-    expect(await page.locator("li.entry.tools-only:visible").count()).toBe(0)
-    expect(await asked.isVisible()).toBe(true)
-    expect(await page.locator("li.entry", { hasText: "cart.total is undefined" }).isVisible()).toBe(true)
-    await page.screenshot({ path: join(shots, "export-hide-tools.png"), fullPage: true })
-    await page.locator("#hide-tools").uncheck()
-    expect(await calls.first().isVisible()).toBe(true)
+      // hide tools: the calls, their results and the tool-only turns go; the conversation stays
+      const calls = page.locator(".tool-call")
+      expect(await calls.count()).toBe(3)
+      expect(await calls.first().isVisible()).toBe(true)
+      await page.locator("#hide-tools").check()
+      expect(await page.locator(".tool-call:visible").count()).toBe(0)
+      expect(await page.locator("li.entry.kind-toolResult:visible").count()).toBe(0)
+      expect(await page.locator("li.entry.tools-only:visible").count()).toBe(0)
+      expect(await asked.isVisible()).toBe(true)
+      expect(await page.locator("li.entry", { hasText: "cart.total is undefined" }).isVisible()).toBe(true)
+      await page.screenshot({ path: join(shots, "export-hide-tools.png"), fullPage: true })
+      await page.locator("#hide-tools").uncheck()
+      expect(await calls.first().isVisible()).toBe(true)
 
-    expect(await page.evaluate(() => (window as unknown as { violations: Array<string> }).violations)).toEqual([])
-    expect(problems).toEqual([])
-    for (const name of ["export-claude-code.png", "export-search.png", "export-hide-tools.png"]) {
-      expect(statSync(join(shots, name)).size).toBeGreaterThan(10_000)
-    }
-    await context.close()
-  }, 180_000)
+      expect(await page.evaluate(() => (window as unknown as { violations: Array<string> }).violations)).toEqual([])
+      expect(problems).toEqual([])
+      for (const name of ["export-claude-code.png", "export-search.png", "export-hide-tools.png"]) {
+        expect(statSync(join(shots, name)).size).toBeGreaterThan(10_000)
+      }
+      await context.close()
+    },
+    180_000
+  )
 })
 
 describe("export of a hostile session", () => {

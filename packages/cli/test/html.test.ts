@@ -8,7 +8,13 @@ import { describe, expect, it } from "vitest"
 import { render } from "../src/internal/html.js"
 import { toHtml } from "../src/internal/htmlMarkdown.js"
 
-const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" })
+const header = JSON.stringify({
+  type: "session",
+  version: 3,
+  id: "s",
+  timestamp: "2026-01-01T00:00:00.000Z",
+  cwd: "/x"
+})
 
 /** A page for rows given as objects (ids, parents and timestamps filled in when missing: a chain). */
 const page = (rows: ReadonlyArray<Record<string, unknown>>): string => {
@@ -25,7 +31,11 @@ const page = (rows: ReadonlyArray<Record<string, unknown>>): string => {
   return render(SessionState.fromRecords(Line.parseText([header, ...lines].join("\n") + "\n")), "t")
 }
 
-const user = (id: string, content: unknown) => ({ type: "message", id, message: { role: "user", content, timestamp: 1 } })
+const user = (id: string, content: unknown) => ({
+  type: "message",
+  id,
+  message: { role: "user", content, timestamp: 1 }
+})
 const assistant = (id: string, content: ReadonlyArray<Record<string, unknown>>) => ({
   type: "message",
   id,
@@ -111,7 +121,9 @@ describe("the page", () => {
       assistant("a3", [{ type: "thinking", thinking: "x", redacted: true }, { type: "text", text: "answer" }])
     ])
     const one = html.slice(at(html, "a1"), at(html, "a2"))
-    expect(one).toMatch(/<details class="thinking"><summary>Thinking<\/summary><div class="md"><p>first <em>think<\/em>/)
+    expect(one).toMatch(
+      /<details class="thinking"><summary>Thinking<\/summary><div class="md"><p>first <em>think<\/em>/
+    )
     expect(one).not.toContain(" open")
     const two = html.slice(at(html, "a2"), at(html, "a3"))
     expect(two).toContain("Thinking</span> <span class=\"note\">(its text was not recorded)</span>")

@@ -53,7 +53,8 @@ export function* pieces(state: SessionState.SessionState, title: string): Genera
   const groups = new ToolGroups((node, paired, results) => {
     const id = node.entry.id
     const isPast = past.nodes.has(node) || past.pathIds.has(id)
-    const mark = isPast && !pastMarked && past.pathIds.has(id)
+    // the mark goes before the first entry of the past in the flow (a result is shown inside its call)
+    const mark = isPast && !pastMarked && !paired && past.pathIds.has(id)
       ? `<li class="past-mark">Before the compaction: summarised, no longer in the model's context</li>\n`
       : ""
     if (mark !== "") pastMarked = true

@@ -90,7 +90,11 @@ const body = (entry: Entry.Entry, results: ReadonlyMap<string, string>): string 
       if (m.role === "bashExecution") return pre(`$ ${String(m.command)}\n${String(m.output)}`, "tool")
       const markdown = m.role !== "toolResult"
       const blocks = blocksOf(m)
-      if (blocks === undefined) return markdown ? markdownOf(contentText(m.content)) : pre(contentText(m.content), "tool")
+      if (blocks === undefined) {
+        return markdown
+          ? markdownOf(contentText(m.content))
+          : pre(contentText(m.content), "tool")
+      }
       return blocksHtml(blocks, markdown, results)
     }
     case "compaction":
@@ -169,9 +173,9 @@ export const entryHtml = (node: Tree.TreeNode, options: EntryOptions): string =>
     : `<span class="kind">${escape(kind)}</span>`
   const shown = body(entry, options.results)
   const empty = shown === "" && entry.type === "message" ? `<p class="note">(no content)</p>` : ""
-  return `<li class="${attribute(classes.join(" "))}"${options.anchor ? ` id="entry-${attribute(entry.id)}"` : ""} data-id="${
-    attribute(entry.id)
-  }">` +
+  return `<li class="${attribute(classes.join(" "))}"${
+    options.anchor ? ` id="entry-${attribute(entry.id)}"` : ""
+  } data-id="${attribute(entry.id)}">` +
     `<div class="head">${head} <code>${escape(entry.id)}</code> <time>${escape(entry.timestamp)}</time>` +
     (node.label === undefined ? "" : ` <span class="label">${escape(node.label)}</span>`) +
     (options.leaf ? ` <span class="leaf-mark">current leaf</span>` : "") +
