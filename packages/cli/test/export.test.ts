@@ -166,6 +166,14 @@ describe("export --html in a real browser", () => {
     const closed = page.locator("details.branch").nth(firstClosed)
     const hidden = closed.locator("li.entry").first()
     expect(await hidden.isVisible()).toBe(false)
+    // the search opens the branch that holds a match, and closes it again when it is cleared
+    const hiddenId = (await hidden.getAttribute("data-id"))!
+    await page.locator("#search").fill(hiddenId)
+    await expect.poll(() => hidden.isVisible()).toBe(true)
+    expect(await page.locator("#search-status").textContent()).toMatch(/^\d+ entr(y matches|ies match)$/)
+    await page.locator("#search").fill("")
+    await expect.poll(() => closed.evaluate((details) => (details as HTMLDetailsElement).open)).toBe(false)
+    expect(await hidden.isVisible()).toBe(false)
     await closed.locator("xpath=./summary").click()
     expect(await closed.evaluate((details) => (details as HTMLDetailsElement).open)).toBe(true)
     expect(await hidden.isVisible()).toBe(true)

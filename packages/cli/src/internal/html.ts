@@ -23,6 +23,13 @@ import { ToolGroups } from "./htmlTools.js"
 import { provenanceLine } from "./provenance.js"
 import { entryLine } from "./summary.js"
 
+/**
+ * Past this many entries the page lays out only the entries near the screen (`content-visibility`):
+ * a search or a filter over tens of thousands of entries then takes well under a second instead of
+ * many; smaller pages are laid out whole (for printing and full-page pictures).
+ */
+const LARGE = 2000
+
 /** The page for a session, in one string (small sessions; see {@link pieces}). */
 export const render = (state: SessionState.SessionState, title: string): string => [...pieces(state, title)].join("")
 
@@ -116,7 +123,7 @@ export function* pieces(state: SessionState.SessionState, title: string): Genera
 <meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escape(title)}</title><style>${style}</style><script>${script}</script></head>
-<body><h1>${escape(title)}</h1>${origin === undefined ? "" : `\n<p class="meta provenance">${escape(origin)}</p>`}
+<body${count > LARGE ? ` class="large"` : ""}><h1>${escape(title)}</h1>${origin === undefined ? "" : `\n<p class="meta provenance">${escape(origin)}</p>`}
 <p class="meta">${count} entries · current leaf <code>${
     escape(state.leafId ?? "none")
   }</code> · the current path is marked in green; other branches are collapsed.</p>

@@ -11,6 +11,7 @@ h1{font-size:1.3em} ol{list-style:none;padding-left:0;margin:0} .fork{padding-le
 .toolbar{position:sticky;top:0;z-index:1;background:#fafafa;padding:.4em 0;border-bottom:1px solid #e3e3e3;display:flex;gap:.8em;align-items:center;flex-wrap:wrap}
 .toolbar input[type=search]{font:inherit;padding:.2em .5em;min-width:18em;border:1px solid #bbb;border-radius:4px}
 .entry{background:#fff;border:1px solid #e3e3e3;border-radius:6px;margin:.35em 0;padding:.4em .7em}
+.large main>.run>.entry,.large .branch>.run>.entry,.large .past-section>.run>.entry{content-visibility:auto;contain-intrinsic-size:auto 6em}
 .entry.on-path{border-color:#2a7a2a;box-shadow:inset 4px 0 0 #2a7a2a}
 .entry.leaf{background:#f0fff0}
 .entry.past{background:#f3f3f3;color:#555;border-style:dashed}
@@ -48,23 +49,33 @@ details>summary{cursor:pointer;color:#335} .branch>summary{font-weight:600}
  * "hide tools" filter. It reads the page, never the session, and adds no markup.
  */
 export const script = `
-const branchlog = { timer: 0 }
-const openAround = (element) => {
-  for (let d = element.closest("details"); d !== null; d = d.parentElement.closest("details")) d.open = true
+const branchlog = { timer: 0, opened: new Set() }
+const openAround = (element, opened) => {
+  for (let d = element.closest("details"); d !== null && !opened.has(d); d = d.parentElement.closest("details")) {
+    if (d.open) continue
+    opened.add(d)
+    d.open = true
+  }
 }
 const search = (query) => {
   const q = query.trim().toLowerCase()
   let shown = 0
+  // what the last search opened closes again; this one opens what holds its matches
+  for (const details of branchlog.opened) details.open = false
+  const opened = new Set()
+  branchlog.opened = opened
   for (const item of document.querySelectorAll("li.entry")) {
     const hit = q === "" || item.textContent.toLowerCase().includes(q)
     item.classList.toggle("no-match", !hit)
     if (hit && q !== "") {
       shown++
-      openAround(item)
+      openAround(item, opened)
     }
   }
   for (const details of document.querySelectorAll("details.thinking")) {
-    if (q !== "" && details.textContent.toLowerCase().includes(q)) details.open = true
+    if (q === "" || details.open || !details.textContent.toLowerCase().includes(q)) continue
+    opened.add(details)
+    details.open = true
   }
   const status = document.getElementById("search-status")
   if (status !== null) status.textContent = q === "" ? "" : shown + (shown === 1 ? " entry matches" : " entries match")
@@ -73,9 +84,9 @@ const search = (query) => {
   if (q === "") return
   const ranges = []
   const walker = document.createTreeWalker(document.querySelector("main") ?? document.body, NodeFilter.SHOW_TEXT)
-  for (let node = walker.nextNode(); node !== null && ranges.length !== 2000; node = walker.nextNode()) {
+  for (let node = walker.nextNode(); node !== null && ranges.length !== 300; node = walker.nextNode()) {
     const text = node.data.toLowerCase()
-    for (let at = text.indexOf(q); at !== -1 && ranges.length !== 2000; at = text.indexOf(q, at + q.length)) {
+    for (let at = text.indexOf(q); at !== -1 && ranges.length !== 300; at = text.indexOf(q, at + q.length)) {
       const range = new Range()
       range.setStart(node, at)
       range.setEnd(node, at + q.length)
