@@ -100,6 +100,23 @@ describe("Markdown", () => {
     for (const [, value] of html.matchAll(/class="([^"]*)"/g)) expect(value).toMatch(/^[A-Za-z0-9_ -]*$/)
   })
 
+  it("shows text nested too deeply for the renderer as it is, rather than losing what follows", () => {
+    for (
+      const text of [
+        `${">".repeat(150)} hidden text\n\nafter`,
+        Array.from({ length: 150 }, (_, i) => `${"  ".repeat(i)}- item${i}`).join("\n") + "\n\nafter",
+        `${"*".repeat(300)}deep${"*".repeat(300)} after`,
+        `${"[".repeat(300)}x${"](https://e.org)".repeat(300)} after`
+      ]
+    ) {
+      const html = toHtml(text)
+      expect(html, text.slice(0, 20)).toContain("after")
+    }
+    expect(toHtml(`${">".repeat(150)} <b>x</b>`)).toMatch(
+      /^<pre class="md-raw">(?:&gt;)+ &lt;b&gt;x&lt;\/b&gt;<\/pre>$/
+    )
+  })
+
   it("shows control characters", () => {
     expect(toHtml("a\u001b[2Jb")).toContain("a␛[2Jb")
   })

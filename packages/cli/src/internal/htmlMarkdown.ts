@@ -6,6 +6,7 @@
  * alignment becomes a class) and class names reduced to safe tokens.
  */
 import MarkdownIt from "markdown-it"
+import type { Token } from "markdown-it"
 import { attribute, classToken } from "./htmlText.js"
 import { visible } from "./safeText.js"
 
@@ -45,5 +46,29 @@ md.renderer.rules.link_open = (tokens, idx, options, env, self) => {
   return defaultLinkOpen(tokens, idx, options, env, self)
 }
 
-/** `text` (Markdown from a session) as HTML: control characters made visible, raw HTML as text, only safe links. */
-export const toHtml = (text: string): string => md.render(visible(text))
+/** The deepest nesting of a token (markdown-it stops parsing at `maxNesting` and drops the rest). */
+const deepest = (tokens: ReadonlyArray<Token>): number => {
+  let level = 0
+  const stack = [tokens]
+  while (stack.length > 0) {
+    for (const token of stack.pop()!) {
+      if (token.level > level) level = token.level
+      if (token.children !== null) stack.push(token.children)
+    }
+  }
+  return level
+}
+
+/**
+ * `text` (Markdown from a session) as HTML: control characters made visible, raw HTML as text,
+ * only safe links. Text nested too deeply for the renderer (which would drop what follows) is
+ * shown as it is, preformatted.
+ */
+export const toHtml = (text: string): string => {
+  const source = visible(text)
+  const env = {}
+  const tokens = md.parse(source, env)
+  return deepest(tokens) >= md.options.maxNesting - 2
+    ? `<pre class="md-raw">${attribute(source)}</pre>`
+    : md.renderer.render(tokens, md.options, env)
+}
