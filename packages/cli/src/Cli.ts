@@ -20,7 +20,7 @@ import * as HashSet from "effect/HashSet"
 import { createRequire } from "node:module"
 import { describeError, ExitCode, exitCodeOf, UsageError } from "./CliError.js"
 import type { CliCommand, Requirements } from "./internal/command.js"
-import { parseGlobals, verbose as verboseRef, withLockTimeout } from "./internal/globals.js"
+import { noIndex as noIndexRef, parseGlobals, verbose as verboseRef, withLockTimeout } from "./internal/globals.js"
 import { stderrLogger } from "./internal/logger.js"
 import * as Output from "./internal/output.js"
 
@@ -72,7 +72,7 @@ export type Environment = CliApp.CliApp.Environment | Requirements
 
 const footer = HelpDoc.blocks([
   HelpDoc.p(
-    "Global options (anywhere on the line): --verbose prints an error's fields and a defect's stack; --lock-timeout DURATION (e.g. 500ms, 5s, 2m; a bare number is milliseconds) is how long a write waits for a transcript's lock (default 60s)."
+    "Global options (anywhere on the line): --verbose prints an error's fields and a defect's stack; --lock-timeout DURATION (e.g. 500ms, 5s, 2m; a bare number is milliseconds) is how long a write waits for a transcript's lock (default 60s); --no-index keeps read commands from writing a session's sidecar index (they write one, beside the session, when its folder is writable)."
   ),
   HelpDoc.p("Exit codes: 0 success; 1 problems found (fsck) or an operation failed; 2 a usage error.")
 ])
@@ -120,7 +120,8 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
     ),
     // only this logger: not the default one (stdout), nor one a runtime put around it (runMain's pretty one)
     Effect.locally(FiberRef.currentLoggers, HashSet.make(stderrLogger)),
-    Effect.locally(verboseRef, verbose)
+    Effect.locally(verboseRef, verbose),
+    Effect.locally(noIndexRef, globals.noIndex)
   )
 }
 

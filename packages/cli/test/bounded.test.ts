@@ -1,8 +1,8 @@
 /**
  * `context`, `show` and `append` open sessions bounded through the sidecar index (issue 16):
- * `append` builds the index, `context` then answers exactly as `--full` does, `show` prints the
- * branch from the last compaction's kept entry (with a note) and `--full` from the root; the read
- * commands never write an index themselves.
+ * the first read builds the index (issue 27; `--no-index` writes none), `append` keeps it current,
+ * `context` then answers exactly as `--full` does, `show` prints the branch from the last
+ * compaction's kept entry (with a note) and `--full` from the root.
  */
 import { MemoryFileSystem } from "@branchlog/session-store/testing"
 import { describe, expect, it } from "vitest"
@@ -42,12 +42,16 @@ const session = () => {
 }
 
 describe("bounded reads", () => {
-  it("append builds the index; context equals --full; show starts at the kept entry, --full at the root", async () => {
+  it("a read builds the index (not with --no-index); context equals --full; show starts at the kept entry, --full at the root", async () => {
     const volume = MemoryFileSystem.make()
     volume.writeFile("/s/a.jsonl", session())
+    const skipped = await runInMemory(volume, ["context", "/s/a.jsonl", "--json", "--no-index"])
+    expect(skipped.code, skipped.stderr).toBe(0)
+    expect(volume.list("/s")).toEqual(["a.jsonl"])
     const before = await runInMemory(volume, ["context", "/s/a.jsonl", "--json"])
     expect(before.code, before.stderr).toBe(0)
-    expect(volume.list("/s")).toEqual(["a.jsonl"])
+    expect(JSON.parse(before.stdout)).toEqual(JSON.parse(skipped.stdout))
+    expect(volume.list("/s")).toEqual(["a.jsonl", "a.jsonl.index"])
     const appended = await runInMemory(volume, ["append", "/s/a.jsonl"], [
       JSON.stringify({ role: "user", content: "late answer", timestamp: 3 }) + "\n"
     ])

@@ -10,16 +10,22 @@ const sections = ["context", "tree", "info"] as const
 
 describe.each(fixtures())("fixture $name", (fixture) => {
   it.each(sections)(
-    "`%s --json` prints the expected answer in process (memory layer), and leaves the file as it was",
+    "`%s --json` prints the expected answer in process (memory layer), and leaves the file as it was (its index beside it; with --no-index, nothing)",
     async (section) => {
       const volume = MemoryFileSystem.make()
       volume.writeFile("/sessions/f.jsonl", fixture.bytes)
-      const outcome = await runInMemory(volume, [section, "/sessions/f.jsonl", "--json"])
-      expect(outcome.code, outcome.stderr).toBe(0)
-      const { got, want } = comparable(fixture, section, JSON.parse(outcome.stdout))
-      expect(got).toEqual(want)
-      expect(Buffer.from(volume.readFile("/sessions/f.jsonl")!)).toEqual(fixture.bytes)
+      const skipped = await runInMemory(volume, [section, "/sessions/f.jsonl", "--json", "--no-index"])
+      expect(skipped.code, skipped.stderr).toBe(0)
       expect(volume.list("/sessions")).toEqual(["f.jsonl"])
+      // the first read builds the index (when the file is one it can index), the second reads through it
+      for (let read = 0; read < 2; read++) {
+        const outcome = await runInMemory(volume, [section, "/sessions/f.jsonl", "--json"])
+        expect(outcome.code, outcome.stderr).toBe(0)
+        const { got, want } = comparable(fixture, section, JSON.parse(outcome.stdout))
+        expect(got).toEqual(want)
+        expect(Buffer.from(volume.readFile("/sessions/f.jsonl")!)).toEqual(fixture.bytes)
+        expect(volume.list("/sessions").filter((name) => name !== "f.jsonl.index")).toEqual(["f.jsonl"])
+      }
     }
   )
 
@@ -27,7 +33,8 @@ describe.each(fixtures())("fixture $name", (fixture) => {
     const dir = mkdtempSync(join(tmpdir(), "branchlog-cli-"))
     const file = join(dir, `${fixture.name}.jsonl`)
     copyFileSync(fixture.path, file)
-    for (const section of sections) {
+    // twice: the second time through the index the first wrote
+    for (const section of [...sections, ...sections]) {
       const outcome = await runProcess([section, file, "--json"])
       expect(outcome.code, outcome.stderr).toBe(0)
       const { got, want } = comparable(fixture, section, JSON.parse(outcome.stdout))

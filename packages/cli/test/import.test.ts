@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
@@ -39,7 +39,7 @@ describe("branchlog import (a real process over real files)", () => {
       format: "claude-code",
       from: file,
       sessionId: "7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b",
-      entries: 14
+      entries: 11
     })
     expect(report.skipped).toEqual([
       { line: 15, reason: "unknown record type \"mystery-record\" (at byte 7776)" },
@@ -52,7 +52,10 @@ describe("branchlog import (a real process over real files)", () => {
     const context = json(await runProcess(["context", report.to, "--json"]))
     expect(context.messages[0]).toMatchObject({ role: "compactionSummary", tokensBefore: 155321 })
     expect(context.messages[1]).toMatchObject({ role: "user", content: "Apply the guard and run the tests." })
-    expect(context.messages.at(-1).content).toEqual([expect.objectContaining({ type: "toolCall", id: "toolu_02Edit" })])
+    expect(context.messages.at(-1).content).toEqual([
+      { type: "text", text: "Applying the guard now." },
+      expect.objectContaining({ type: "toolCall", id: "toolu_02Edit" })
+    ])
     expect(context.model).toEqual({ provider: "anthropic", modelId: "claude-opus-4-5-20251101" })
     const tree = json(await runProcess(["tree", report.to, "--json"]))
     expect(tree.roots).toHaveLength(1)
@@ -115,5 +118,60 @@ describe("branchlog import (a real process over real files)", () => {
     )
     const usage = await runProcess(["import", join(samples, "make-samples.py"), "--format", "gemini"])
     expect(usage.code).toBe(2)
+  })
+
+  it("prints one line per session for what it skipped and left out (--verbose: every one), and shows thinking-only turns as (thinking)", async () => {
+    const src = fresh()
+    mkdirSync(src)
+    const file = join(src, "5e551011-0000-4000-8000-000000000000.jsonl")
+    const base = { sessionId: "5e551011-0000-4000-8000-000000000000", cwd: "/w", version: "2.1.37", isSidechain: false }
+    const rows = [
+      { ...base, type: "user", uuid: "u1", parentUuid: null, message: { role: "user", content: "think first" } },
+      ...[1, 2, 3].map((i) => ({
+        ...base,
+        type: "progress",
+        uuid: `p${i}`,
+        parentUuid: "u1",
+        data: { type: "hook_progress" }
+      })),
+      {
+        ...base,
+        type: "assistant",
+        uuid: "a1",
+        parentUuid: "p3",
+        message: {
+          id: "msg_1",
+          role: "assistant",
+          model: "claude-opus-4-5-20251101",
+          content: [{ type: "redacted_thinking", data: "opaque" }],
+          stop_reason: "end_turn"
+        }
+      },
+      { type: "mystery-record", uuid: "m1" }
+    ]
+    writeFileSync(file, rows.map((r) => JSON.stringify(r)).join("\n") + "\n")
+    const out = join(fresh(), "s.jsonl")
+    const quiet = await runProcess(["import", file, "--out", out])
+    expect(quiet.code, quiet.stderr).toBe(0)
+    expect(quiet.stderr.trim().split("\n")).toEqual([
+      `${file}: 1 skipped, 3 records left out on purpose (--verbose lists them)`
+    ])
+    const loud = await runProcess(["import", file, "--out", join(fresh(), "s.jsonl"), "--verbose"])
+    expect(loud.stderr).toMatch(/:6: skipped: unknown record type "mystery-record"/)
+    expect(loud.stderr).toMatch(/dropped 3 progress records/)
+    const tree = await runProcess(["tree", out])
+    expect(tree.stdout).toMatch(/assistant: \(thinking\)/)
+    const show = await runProcess(["show", out])
+    expect(show.stdout).toMatch(/assistant[^\n]*\n  \(thinking\)/)
+  })
+
+  it("writes a subagent file imported alone to the --out FILE given, and nothing beside it", async () => {
+    const src = join(samples, "claude-code", "7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b", "subagents", "agent-a7f3c21.jsonl")
+    const dir = fresh()
+    const out = join(dir, "agent.jsonl")
+    const outcome = await runProcess(["import", src, "--out", out, "--json"])
+    expect(outcome.code, outcome.stderr).toBe(0)
+    expect(json(outcome).to).toBe(out)
+    expect(readdirSync(dir)).toEqual(["agent.jsonl"])
   })
 })

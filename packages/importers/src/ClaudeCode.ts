@@ -4,17 +4,19 @@
  * records a file holds (see the README for every rule):
  *
  * - `uuid` → id (its first 8 hex characters), `parentUuid` → parent, so a rewind stays a branch;
- * - each assistant line is one entry (Claude Code writes one content block per line); a tool call
- *   repeated under a later line of the same API message is kept once;
- * - `tool_use` → `toolCall`; each `tool_result` block → a `toolResult` message (its `tool_use_id`,
- *   `is_error`); a tool call without a result stays as it is;
+ * - the lines of one API message (Claude Code writes one content block per line, same
+ *   `message.id`) → one assistant message; `tool_use` → `toolCall`; each `tool_result` block → a
+ *   `toolResult` message, placed after the message holding its call, in the order of the calls,
+ *   whatever order the lines chain in (`internal/claudeTurns.ts`); a call without a result stays;
  * - `system` `compact_boundary` + the `isCompactSummary` user record → one `compaction` (parent:
  *   `logicalParentUuid`; a root when that is not in the file), keeping nothing before it;
  * - `isMeta` user records (caveats, expanded commands) → `custom_message` `claude-code.meta` (not
  *   displayed, in the context as Claude Code sent them); slash-command records stay user text;
  * - records that are not conversation (progress, file snapshots, attachments, queue operations,
  *   hooks, other system records) are dropped, their children re-attached to the nearest kept
- *   ancestor, and counted in the warnings; `summary` / `custom-title` → the session name;
+ *   ancestor, and counted in the warnings; session metadata (`permission-mode`, `mode`, `tag`,
+ *   …) → `custom` entries `claude-code.<type>` on the path; `summary` / `custom-title` /
+ *   `ai-title` → the session name;
  * - inline sidechain records (1.0.x) → one session per sidechain, whose parent is the main one.
  *
  * @since 0.1.0
@@ -24,6 +26,7 @@ import { Entry } from "@branchlog/session-core"
 import type { ImportedSession } from "./ImportedSession.js"
 import * as Anthropic from "./internal/anthropic.js"
 import { isObject, isoOf, SessionBuilder, str } from "./internal/builder.js"
+import { type Group, type Rec, scan, userParts } from "./internal/claudeTurns.js"
 import type { SourceLine } from "./internal/jsonl.js"
 
 /** Options of {@link convert}. */
@@ -36,19 +39,41 @@ export interface ConvertOptions {
   readonly subagentOf?: { readonly parentSessionId: string; readonly agentId: string }
 }
 
-/** Record types that are not conversation: dropped (their links kept) and counted. */
+/** Record types that are not conversation (UI, undo and queue state): dropped (their links kept) and counted. */
 const NOT_CONVERSATION = new Set([
   "progress",
   "file-history-snapshot",
+  "attribution-snapshot",
   "attachment",
   "queue-operation",
+  "speculation-accept",
+  "content-replacement",
+  "marble-origami-commit",
+  "marble-origami-snapshot",
   "hook",
-  "hook_progress",
-  "agent-name",
-  "last-prompt",
-  "pr-link",
-  "tag"
+  "hook_progress"
 ])
+
+/**
+ * Session metadata that Claude Code 2.1.x writes between the messages: each kept as a `custom`
+ * entry `claude-code.<type>` holding the record, on the path where it was written.
+ */
+const METADATA = new Set([
+  "permission-mode",
+  "mode",
+  "agent-name",
+  "agent-color",
+  "agent-setting",
+  "tag",
+  "pr-link",
+  "worktree-state",
+  "last-prompt",
+  "ai-title",
+  "task-summary"
+])
+
+/** The model name Claude Code gives the messages it writes itself (API errors, "No response requested."). */
+const SYNTHETIC_MODEL = "<synthetic>"
 
 const EPOCH = "1970-01-01T00:00:00.000Z"
 
@@ -60,10 +85,37 @@ interface Sidechain {
   leafKey: string | undefined
 }
 
+/** One assistant message of a group's merged lines: the last line's usage and stop reason, the first's model and time. */
+const assistantOf = (g: Group): AgentMessage.AssistantMessage => {
+  const messages = g.lines.map((l) => l.value.message as Record<string, unknown>)
+  const first = messages[0]!
+  const last = messages.at(-1)!
+  const model = messages.map((m) => str(m.model)).find((m) => m !== undefined)
+  const isError = g.lines.some((l) => l.value.isApiErrorMessage === true || str(l.value.error) !== undefined)
+  const errorText = g.blocks.find((block) => block.type === "text")
+  const errorLine = g.lines.find((l) => str(l.value.error) !== undefined)
+  const stop = [...messages].reverse().map((m) => m.stop_reason).find((r) => r !== null && r !== undefined)
+  const synthetic = model === SYNTHETIC_MODEL
+  return {
+    role: "assistant",
+    content: [...g.blocks],
+    // a message Claude Code wrote itself is marked as such, not as a model's
+    api: "anthropic-messages",
+    provider: synthetic ? "claude-code" : "anthropic",
+    model: synthetic ? "synthetic" : model ?? "unknown",
+    usage: Anthropic.usageOf(last.usage ?? first.usage),
+    stopReason: isError ? "error" : Anthropic.stopReasonOf(stop, g.blocks.some((block) => block.type === "toolCall")),
+    ...(isError
+      ? { errorMessage: errorText?.type === "text" ? errorText.text : String(errorLine?.value.error ?? "error") }
+      : {}),
+    timestamp: Date.parse(isoOf(g.lines[0]!.value.timestamp, EPOCH))
+  }
+}
+
 /** Converts the lines of one Claude Code transcript: the main session first, then its inline sidechains. */
 export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOptions): Array<ImportedSession> => {
   const main = new SessionBuilder()
-  const records = lines.filter((l): l is Extract<SourceLine, { _tag: "Record" }> => l._tag === "Record")
+  const records = lines.filter((l): l is Rec => l._tag === "Record")
   for (const l of lines) if (l._tag === "Bad") main.skip({ line: l.line, offset: l.offset, reason: l.reason })
   const first = records.find((r) => typeof r.value.sessionId === "string")?.value
   const sourceSessionId = str(first?.sessionId) ?? options.fallbackSessionId
@@ -80,13 +132,12 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
   const sessionId = options.subagentOf === undefined
     ? sourceSessionId
     : `${options.subagentOf.parentSessionId}-agent-${options.subagentOf.agentId}`
-  const toolNames = new Map<string, string>()
-  const seenToolIds = new Set<string>()
-  const blocksOf = new Map<string, Set<string>>()
+  const turns = scan(records)
   const sidechains = new Map<string, Sidechain>()
   const sidechainOf = new Map<string, Sidechain>()
   const summaries: Array<{ summary: string; leafUuid: string | undefined }> = []
   let customTitle: string | undefined
+  let aiTitle: string | undefined
   let mainLeafKey: string | undefined
   let version: string | undefined
   const compactions = new Map<string, { summary: string }>()
@@ -94,13 +145,15 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
   for (const { line, offset, value: r } of records) {
     const type = str(r.type)
     const uuid = str(r.uuid)
-    const parentUuid = str(r.parentUuid) ?? null
+    const rawParent = str(r.parentUuid) ?? null
+    // a record whose parent is inside a turn (a call's line, a result) hangs on the turn's end
+    const parentUuid = turns.parentOf(rawParent)
     version ??= str(r.version)
     // which session: inline sidechains (not in a subagent file) go to their own
     let b = main
     let side: Sidechain | undefined
     if (r.isSidechain === true && options.subagentOf === undefined && uuid !== undefined) {
-      side = parentUuid === null ? undefined : sidechainOf.get(parentUuid)
+      side = rawParent === null ? undefined : sidechainOf.get(rawParent)
       if (side === undefined) {
         side = { builder: new SessionBuilder(), rootUuid: uuid, agentId: str(r.agentId), first: r, leafKey: undefined }
         sidechains.set(uuid, side)
@@ -126,6 +179,21 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
     } else if (NOT_CONVERSATION.has(type)) {
       b.drop(uuid, parentUuid, `${type} records`)
       continue
+    } else if (METADATA.has(type)) {
+      if (type === "ai-title") aiTitle = str(r.aiTitle) ?? str(r.title) ?? aiTitle
+      const make = (id: string, parentId: string | null): Entry.CustomEntry => ({
+        type: "custom",
+        customType: `claude-code.${type}`,
+        data: r,
+        id,
+        parentId,
+        timestamp: at
+      })
+      // one with a place in the tree keeps it; one without goes where it was written, on the path
+      if (uuid !== undefined) b.keep(uuid, parentUuid, make)
+      else b.splice(`claude-code.${type}@${line}`, (side === undefined ? mainLeafKey : side.leafKey) ?? null, make)
+      if (uuid === undefined) continue
+      kept = uuid
     } else if (type === "system") {
       if (r.subtype === "compact_boundary" && uuid !== undefined) {
         const meta = isObject(r.compactMetadata) ? r.compactMetadata : {}
@@ -139,8 +207,9 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
           ? preserved.uuids.filter((u): u is string => typeof u === "string")
           : []
         const anchor = str(preserved.anchorUuid)
-        const logical = segment.length > 0 && anchor !== undefined ? anchor : str(r.logicalParentUuid) ?? parentUuid
-        if (segment.length > 0 && anchor !== undefined) b.reparent(segment[0]!, uuid)
+        const partial = segment.length > 0 && anchor !== undefined
+        const logical = turns.parentOf(partial ? anchor : str(r.logicalParentUuid) ?? rawParent)
+        if (partial) b.reparent(turns.groupOf(segment[0]!)?.key ?? segment[0]!, uuid)
         b.keep(uuid, logical, (id, parentId): Entry.CompactionEntry => ({
           type: "compaction",
           id,
@@ -165,7 +234,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
       const message = isObject(r.message) ? r.message : undefined
       if (uuid === undefined || message === undefined) {
         b.skip({ line, offset, reason: `a ${type} record without ${uuid === undefined ? "a uuid" : "a message"}` })
-        if (uuid !== undefined) b.drop(uuid, parentUuid, "unreadable records")
+        if (uuid !== undefined) b.alias(uuid, parentUuid)
         continue
       }
       if (b.has(uuid)) {
@@ -173,56 +242,25 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
         continue
       }
       if (type === "assistant") {
-        const mapped = Anthropic.assistantBlocks(message.content, seenToolIds)
-        const { other } = mapped
-        let { duplicates } = mapped
-        // a line that repeats blocks an earlier line of the same API message wrote (versions that
-        // write the message so far on each line) keeps only its new ones
-        const messageId = str(message.id)
-        let blocks = mapped.blocks
-        if (messageId !== undefined) {
-          const seen = blocksOf.get(messageId) ?? new Set<string>()
-          blocksOf.set(messageId, seen)
-          blocks = blocks.filter((block) => {
-            const text = JSON.stringify(block)
-            if (block.type !== "toolCall" && seen.has(text)) {
-              duplicates++
-              return false
-            }
-            seen.add(text)
-            return true
-          })
-        }
-        if (duplicates > 0) b.count("repeated content blocks (same API message)", duplicates)
-        if (other > 0) b.count("assistant content blocks of other types (kept as a note)")
-        for (const block of blocks) if (block.type === "toolCall") toolNames.set(block.id, block.name)
-        if (blocks.length === 0 && duplicates > 0) {
-          b.drop(uuid, parentUuid, "assistant lines that only repeated earlier content")
+        const g = turns.groupOf(uuid)!
+        if (g.key !== uuid) {
+          // a later line of the message (its blocks are in the message's entry), or a line that
+          // only repeated what earlier lines wrote
+          if (g.key === undefined) b.drop(uuid, parentUuid, "assistant lines that only repeated earlier content")
+          else b.alias(uuid, g.tail ?? g.key)
           continue
         }
-        const hasCall = blocks.some((block) => block.type === "toolCall")
-        const isError = r.isApiErrorMessage === true || str(r.error) !== undefined
-        const errorText = blocks.find((block) => block.type === "text")
-        const assistant: AgentMessage.AssistantMessage = {
-          role: "assistant",
-          content: blocks,
-          api: "anthropic-messages",
-          provider: "anthropic",
-          model: str(message.model) ?? "unknown",
-          usage: Anthropic.usageOf(message.usage),
-          stopReason: isError ? "error" : Anthropic.stopReasonOf(message.stop_reason, hasCall),
-          ...(isError ? { errorMessage: errorText?.type === "text" ? errorText.text : String(r.error) } : {}),
-          timestamp: ms
-        }
+        if (g.duplicates > 0) b.count("repeated content blocks (same API message)", g.duplicates)
+        if (g.other > 0) b.count("assistant content blocks of other types (kept as a note)", g.other)
         b.keep(
           uuid,
-          parentUuid,
-          (id, parentId) => Entry.makeMessage({ id, parentId, timestamp: at, message: assistant })
+          turns.entryParent(g),
+          (id, parentId) => Entry.makeMessage({ id, parentId, timestamp: at, message: assistantOf(g) })
         )
-        kept = uuid
+        kept = g.tail ?? uuid
       } else {
         if (r.isCompactSummary === true) {
-          const held = parentUuid === null ? undefined : compactions.get(parentUuid)
+          const held = rawParent === null ? undefined : compactions.get(rawParent)
           const text = Anthropic.userBlocks(message.content).blocks.map((x) => x.type === "text" ? x.text : "").join("")
           if (held !== undefined) held.summary = text
           else b.warnings.push(`line ${line}: a compact summary without its compact boundary (kept as a user message)`)
@@ -231,61 +269,27 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
             continue
           }
         }
-        // tool results first (each its own entry), then what else the record says; the record's
-        // own key goes to the last, so its children hang there
-        const parts: Array<(id: string, parentId: string | null) => Entry.Entry> = []
-        const content = message.content
-        const rest: Array<unknown> = []
-        if (Array.isArray(content)) {
-          for (const block of content) {
-            if (isObject(block) && block.type === "tool_result") {
-              const toolCallId = str(block.tool_use_id) ?? ""
-              const result: AgentMessage.ToolResultMessage = {
-                role: "toolResult",
-                toolCallId,
-                toolName: toolNames.get(toolCallId) ?? "unknown",
-                content: Anthropic.toolResultContent(block.content),
-                isError: block.is_error === true,
-                timestamp: ms
-              }
-              parts.push((id, parentId) => Entry.makeMessage({ id, parentId, timestamp: at, message: result }))
-            } else rest.push(block)
-          }
+        // tool results first (each its own entry), then what else the record says; results that
+        // answer an assistant message go in its turn's chain, the others after their parent
+        const parts = userParts(uuid, message.content)
+        let previous = parentUuid
+        for (const part of parts) {
+          const inChain = turns.chainParent(part.key)
+          const make = part._tag === "Result"
+            ? resultOf(part.block, turns.toolName(str(part.block.tool_use_id) ?? ""), at, ms)
+            : restOf(b, r, message.content, part.content, at, ms)
+          b.keep(part.key, inChain ?? previous, make, { fixed: inChain !== undefined })
+          previous = part.key
         }
-        if (!Array.isArray(content) || rest.length > 0) {
-          const { blocks, other } = Anthropic.userBlocks(Array.isArray(content) ? rest : content)
-          if (other > 0) b.count("user content blocks of other types (kept as a note)")
-          const userContent: AgentMessage.UserContent = typeof content === "string" ? content : blocks
-          if (r.isMeta === true) {
-            parts.push((id, parentId) => ({
-              type: "custom_message",
-              customType: "claude-code.meta",
-              content: userContent,
-              display: false,
-              id,
-              parentId,
-              timestamp: at
-            }))
-          } else {
-            const user: AgentMessage.UserMessage = { role: "user", content: userContent, timestamp: ms }
-            parts.push((id, parentId) => Entry.makeMessage({ id, parentId, timestamp: at, message: user }))
-          }
-        }
-        let parentKey = parentUuid
-        parts.forEach((make, i) => {
-          const key = i === parts.length - 1 ? uuid : `${uuid}#${i}`
-          b.keep(key, parentKey, make)
-          parentKey = key
-        })
         if (parts.length === 0) {
           b.drop(uuid, parentUuid, "empty user records")
           continue
         }
-        kept = uuid
+        kept = turns.parentOf(uuid) ?? uuid
       }
     } else {
       b.skip({ line, offset, reason: `unknown record type "${type}"` })
-      if (uuid !== undefined) b.drop(uuid, parentUuid, `records of unknown type "${type}"`)
+      if (uuid !== undefined) b.alias(uuid, parentUuid)
       continue
     }
     if (side !== undefined) side.leafKey = kept
@@ -296,7 +300,7 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
   const timestamp = isoOf(records.find((r) => r.value.timestamp !== undefined)?.value.timestamp, EPOCH)
   // the name: a summary of a leaf in this file (other files' summaries leak into it), else the last title
   const known = (u: string | undefined) => u !== undefined && (main.has(u) || sidechainOf.has(u))
-  const name = customTitle ?? summaries.filter((s) => known(s.leafUuid)).at(-1)?.summary
+  const name = customTitle ?? summaries.filter((s) => known(s.leafUuid)).at(-1)?.summary ?? aiTitle
   let leafKey: string | undefined | null = mainLeafKey
   if (name !== undefined && name.trim().length > 0) {
     main.keep("branchlog.session-name", mainLeafKey ?? null, (id, parentId) => ({
@@ -338,6 +342,37 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
     }))
   }
   return out
+}
+
+/** A `tool_result` block → a `toolResult` entry (`toolName` from its call). */
+const resultOf = (block: Record<string, unknown>, toolName: string | undefined, at: string, ms: number) => {
+  const result: AgentMessage.ToolResultMessage = {
+    role: "toolResult",
+    toolCallId: str(block.tool_use_id) ?? "",
+    toolName: toolName ?? "unknown",
+    content: Anthropic.toolResultContent(block.content),
+    isError: block.is_error === true,
+    timestamp: ms
+  }
+  return (id: string, parentId: string | null) => Entry.makeMessage({ id, parentId, timestamp: at, message: result })
+}
+
+/** A user record's content other than tool results → a user message, or a `claude-code.meta` custom message. */
+const restOf = (
+  b: SessionBuilder,
+  r: Record<string, unknown>,
+  whole: unknown,
+  rest: unknown,
+  at: string,
+  ms: number
+) => {
+  const { blocks, other } = Anthropic.userBlocks(rest)
+  if (other > 0) b.count("user content blocks of other types (kept as a note)")
+  const content: AgentMessage.UserContent = typeof whole === "string" ? whole : blocks
+  return (id: string, parentId: string | null): Entry.Entry =>
+    r.isMeta === true
+      ? { type: "custom_message", customType: "claude-code.meta", content, display: false, id, parentId, timestamp: at }
+      : Entry.makeMessage({ id, parentId, timestamp: at, message: { role: "user", content, timestamp: ms } })
 }
 
 /** Whether records look like a Claude Code transcript (`uuid` / `parentUuid` / `sessionId`, or its record types). */

@@ -172,7 +172,7 @@ const sourcesIn = (dir: string): Effect.Effect<Array<string>, ImportError, Trans
     return out.sort()
   })
 
-/** The target of a session: the file asked for (the main session), else a folder. */
+/** The target of a session: the file asked for (the session of its own), else a folder (its subagents). */
 const targetOf = (session: ImportedSession, out: string | undefined, main: boolean) =>
   out !== undefined && out.endsWith(".jsonl")
     ? Effect.succeed<Target>(main ? { _tag: "File", path: out } : { _tag: "Folder", dir: nodePath.dirname(out) })
@@ -191,18 +191,23 @@ export const writeSessions = (
   fileOf: Map<string, string> = new Map()
 ): Effect.Effect<Array<Report>, DestinationError, Requirements> =>
   Effect.gen(function*() {
-    const mains = sessions.filter((s) => s.parentSessionId === undefined)
-    if (out !== undefined && out.endsWith(".jsonl") && mains.length > 1) {
+    // a session is one of its own unless its parent is imported with it (a subagent file given
+    // alone is one of its own: `out` names its file)
+    const ids = new Set(sessions.map((s) => s.sessionId))
+    const isRoot = (s: ImportedSession) =>
+      s.parentSessionId === undefined || (!ids.has(s.parentSessionId) && !fileOf.has(s.parentSessionId))
+    const roots = sessions.filter(isRoot)
+    if (out !== undefined && out.endsWith(".jsonl") && roots.length > 1) {
       return yield* new DestinationError({
         path: out,
-        reason: `the source holds ${mains.length} sessions: give a folder`
+        reason: `the source holds ${roots.length} sessions: give a folder`
       })
     }
     const reports: Array<Report> = []
     for (const session of sessions) {
       const parentFile = session.parentSessionId === undefined ? undefined : fileOf.get(session.parentSessionId)
       const orphan = session.parentSessionId !== undefined && parentFile === undefined
-      const target = yield* targetOf(session, out, session.parentSessionId === undefined)
+      const target = yield* targetOf(session, out, isRoot(session))
       const written = yield* write(session, target, parentFile)
       fileOf.set(session.sessionId, written.file)
       reports.push({

@@ -72,17 +72,23 @@ describe("Claude Code 2.1.x (split lines, parallel tools, compaction, torn tail)
 
   it("leaves the unpaired tool call as it is (no invented result)", () => {
     const last = messages(main!.entries).at(-1) as AgentMessage.AssistantMessage
-    expect(last.content).toEqual([expect.objectContaining({ type: "toolCall", id: "toolu_02Edit" })])
+    expect(last.content).toEqual([
+      { type: "text", text: "Applying the guard now." },
+      expect.objectContaining({ type: "toolCall", id: "toolu_02Edit" })
+    ])
     expect(last.stopReason).toBe("toolUse")
   })
 
-  it("re-attaches the child of a progress record to the nearest kept ancestor", () => {
+  it("merges the lines of one API message and puts its results after it, in the order of the calls", () => {
     const results = main!.entries.filter((e) => e.type === "message" && e.message.role === "toolResult")
     const parent = main!.entries.find((e) => e.id === results[0]!.parentId)!
-    expect(parent.type === "message" && (parent.message as AgentMessage.AssistantMessage).content[0]).toMatchObject({
-      type: "toolCall",
-      id: "toolu_02Bash"
-    })
+    const content = parent.type === "message" ? (parent.message as AgentMessage.AssistantMessage).content : []
+    expect(content.map((b) => b.type === "toolCall" ? b.id : b.type)).toEqual([
+      "thinking",
+      "toolu_02Read",
+      "toolu_02Bash"
+    ])
+    expect(results[1]!.parentId).toBe(results[0]!.id)
   })
 
   it("turns compact_boundary + compact summary into a compaction whose outside parent makes it a root", () => {
@@ -150,7 +156,7 @@ describe("Claude Code subagent files and odd input", () => {
     expect(messages(agent!.entries)).toHaveLength(4)
   })
 
-  it("keeps only the new blocks of a line that repeats its API message so far (cumulative lines)", () => {
+  it("keeps only the new blocks of a line that repeats its API message so far (cumulative lines), in one message", () => {
     const base = { type: "assistant", sessionId: "s", cwd: "/w", timestamp: "2026-01-01T00:00:00.000Z" }
     const msg = (content: Array<unknown>) => ({ id: "msg_X", role: "assistant", model: "m", content })
     const text = { type: "text", text: "Reading both files." }
@@ -168,9 +174,9 @@ describe("Claude Code subagent files and odd input", () => {
     const assistants = messages(s!.entries).filter((m) => m.role === "assistant") as Array<
       AgentMessage.AssistantMessage
     >
-    expect(assistants.map((m) => m.content.map((b) => b.type === "toolCall" ? b.id : b.type))).toEqual([["text"], [
-      "t1"
-    ], ["t2"]])
+    expect(assistants.map((m) => m.content.map((b) => b.type === "toolCall" ? b.id : b.type))).toEqual([
+      ["text", "t1", "t2"]
+    ])
     expect(s!.warnings).toContain("dropped 3 repeated content blocks (same API message)")
   })
 

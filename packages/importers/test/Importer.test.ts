@@ -276,6 +276,35 @@ describe("an OpenClaw database, folders, errors", () => {
     expect((await open(agent!.to)).getHeader()!.parentSession).toBe(main!.to)
   })
 
+  it("writes a subagent file imported alone (its parent absent) to exactly the --out FILE given", async () => {
+    const dir = fresh()
+    const src = join(dir, "agent-a7f3c21.jsonl")
+    cpSync(samples.claudeV2Agent, src)
+    const dest = join(fresh(), "agent.jsonl")
+    const outcome = await importInto(src, dest)
+    expect(outcome.reports).toHaveLength(1)
+    expect(outcome.reports[0]).toMatchObject({
+      to: dest,
+      parentSessionId: "7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b",
+      warnings: expect.arrayContaining([expect.stringMatching(/was not imported with it/)])
+    })
+    expect(readdirSync(dirname(dest))).toEqual(["agent.jsonl"])
+    expect(readdirSync(dir)).toEqual(["agent-a7f3c21.jsonl"])
+    const session = await open(dest)
+    expect(session.buildSessionContext().messages.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "toolResult",
+      "assistant"
+    ])
+    // a main file with its subagents into a .jsonl file: the main there, the subagents beside it
+    const main = copyOf(samples.claudeV2)
+    const mainDest = join(fresh(), "main.jsonl")
+    const both = await importInto(main, mainDest)
+    expect(both.reports.map((r) => r.to === mainDest)).toEqual([true, false])
+    expect(dirname(both.reports[1]!.to)).toBe(dirname(mainDest))
+  })
+
   it("detects a transcript whose first record is longer than the bytes detection reads (a pasted image)", async () => {
     const src = fresh() + ".jsonl"
     const big = {

@@ -4,9 +4,11 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import { ProblemsFound } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
+import * as Globals from "../internal/globals.js"
 import * as Output from "../internal/output.js"
 import { progressBar } from "../internal/progress.js"
 
@@ -20,6 +22,21 @@ const jsonOf = (r: Importer.Report) => ({
   skipped: r.skipped,
   warnings: r.warnings
 })
+
+/**
+ * One line for what a session's import skipped and left out ("3 skipped, 12 records left out on
+ * purpose: --verbose lists them"), or `undefined` when there is nothing to say.
+ */
+export const noticeOf = (r: Importer.Report): string | undefined => {
+  const left = r.warnings.reduce((n, w) => n + (Number(/^dropped (\d+) /.exec(w)?.[1] ?? 0)), 0)
+  const others = r.warnings.filter((w) => !/^dropped \d+ /.test(w)).length
+  const parts = [
+    ...(r.skipped.length > 0 ? [`${r.skipped.length} skipped`] : []),
+    ...(left > 0 ? [`${left} records left out on purpose`] : []),
+    ...(others > 0 ? [`${others} warning${others === 1 ? "" : "s"}`] : [])
+  ]
+  return parts.length === 0 ? undefined : `${r.from}: ${parts.join(", ")} (--verbose lists them)`
+}
 
 /** `branchlog import SRC [--format …] [--out DEST] [--json]`. */
 export const importCommand: CliCommand = Command.make(
@@ -48,13 +65,16 @@ export const importCommand: CliCommand = Command.make(
         ...(Option.isSome(out) ? { out: out.value } : {}),
         onProgress: bar.update
       }).pipe(Effect.ensuring(Effect.sync(bar.end)))
-      const mains = outcome.reports.filter((r) => r.parentSessionId === undefined)
+      // sessions of their own: not a subagent of a session imported with them
+      const ids = new Set(outcome.reports.map((r) => r.sessionId))
+      const isMain = (r: Importer.Report) => r.parentSessionId === undefined || !ids.has(r.parentSessionId)
+      const mains = outcome.reports.filter(isMain)
       if (json) {
         // one session: its object; a source of several (a folder, a database): an array
         const single = mains.length === 1 && outcome.failures.length === 0
         yield* Output.json(single ? jsonOf(mains[0]!) : outcome.reports.map(jsonOf))
         for (const r of outcome.reports) {
-          if (single && r.parentSessionId !== undefined) yield* Output.note(`subagent session ${r.sessionId}: ${r.to}`)
+          if (single && !isMain(r)) yield* Output.note(`subagent session ${r.sessionId}: ${r.to}`)
         }
       } else {
         yield* Output.lines(outcome.reports.map((r) =>
@@ -62,7 +82,16 @@ export const importCommand: CliCommand = Command.make(
             r.skipped.length > 0 ? ` (${r.skipped.length} skipped)` : ""
           }${r.parentSessionId === undefined ? "" : ` (subagent of ${r.parentSessionId})`}`
         ))
+        // what was skipped and left out: one line per session, every one with --verbose
+        const verbose = yield* FiberRef.get(Globals.verbose)
         for (const r of outcome.reports) {
+          if (!verbose) {
+            const notice = noticeOf(r)
+            if (notice !== undefined) {
+              yield* Output.note(notice)
+            }
+            continue
+          }
           for (const s of r.skipped) {
             yield* Output.note(`${r.from}:${s.line}: skipped: ${s.reason}`)
           }
@@ -80,6 +109,6 @@ export const importCommand: CliCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Import Claude Code transcripts, Codex rollouts or an OpenClaw agent database into branchlog sessions (the source is never modified; importing again writes nothing twice)."
+    "Import Claude Code transcripts, Codex rollouts or an OpenClaw agent database into branchlog sessions (the source is never modified; importing again writes nothing twice). What was skipped or left out is one line per session; --verbose lists it."
   )
 )

@@ -1,7 +1,8 @@
 /**
  * The global options, accepted anywhere on the command line and taken out before @effect/cli
- * parses the rest: `--verbose`, and `--lock-timeout DURATION`, which every transcript lock the
- * command takes waits at most (through the lock options of each acquire).
+ * parses the rest: `--verbose`; `--lock-timeout DURATION`, which every transcript lock the
+ * command takes waits at most (through the lock options of each acquire); `--no-index`, which
+ * keeps read commands from writing a session's sidecar index.
  */
 import { TranscriptLock } from "@branchlog/session-store"
 import * as Effect from "effect/Effect"
@@ -10,10 +11,14 @@ import * as FiberRef from "effect/FiberRef"
 /** Whether `--verbose` was given (set around the command by `Cli.run`). */
 export const verbose: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
 
+/** Whether `--no-index` was given: read commands use a valid index but never write one. */
+export const noIndex: FiberRef.FiberRef<boolean> = FiberRef.unsafeMake(false)
+
 /** What the global options asked for, the other arguments, and a usage error if one was malformed. */
 export interface Globals {
   readonly args: ReadonlyArray<string>
   readonly verbose: boolean
+  readonly noIndex: boolean
   readonly lockTimeoutMs: number | undefined
   readonly error: string | undefined
 }
@@ -47,12 +52,15 @@ export const parseDuration = (text: string): number | undefined => {
 export const parseGlobals = (args: ReadonlyArray<string>): Globals => {
   const rest: Array<string> = []
   let verbose = false
+  let noIndex = false
   let lockTimeoutMs: number | undefined
   let error: string | undefined
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (arg === "--verbose") {
       verbose = true
+    } else if (arg === "--no-index") {
+      noIndex = true
     } else if (arg === "--lock-timeout" || arg.startsWith("--lock-timeout=")) {
       const value = arg === "--lock-timeout" ? args[++i] : arg.slice("--lock-timeout=".length)
       const ms = value === undefined ? undefined : parseDuration(value)
@@ -69,7 +77,7 @@ export const parseGlobals = (args: ReadonlyArray<string>): Globals => {
       rest.push(arg)
     }
   }
-  return { args: rest, verbose, lockTimeoutMs, error }
+  return { args: rest, verbose, noIndex, lockTimeoutMs, error }
 }
 
 /** Runs `effect` with every transcript lock it takes waiting at most `timeoutMs` (unchanged when `undefined`). */

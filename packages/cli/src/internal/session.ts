@@ -7,8 +7,10 @@
 import { FileSnapshot, SessionManager, SessionRef } from "@branchlog/session-store"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import { FileMissing, UsageError } from "../CliError.js"
+import { noIndex } from "./globals.js"
 
 /**
  * For a file: fails with `FileMissing` unless the file exists; a folder, a FIFO or a device fails
@@ -28,23 +30,28 @@ export const requireFile = (session: string) =>
     if (Option.isNone(snapshot)) return yield* new FileMissing({ path })
   })
 
-/** Opens an existing session (a file or a reference) without ever writing to it. */
-export const openReadOnly = (path: string) =>
+/** Opens an existing session whole, without ever writing to it or beside it (`--full`). */
+export const openFull = (path: string) =>
   requireFile(path).pipe(
     Effect.zipRight(SessionManager.open(path, undefined, undefined, { readOnly: true, cache: false }))
   )
 
 /**
- * Opens an existing session bounded (`SessionManager.resume`: through the sidecar index, only the
- * active path since the last compaction is read), or whole with `full`. Read-only: a valid index
- * is used, none is written (read commands write nothing beside a file).
+ * Opens an existing session for reading: bounded (`SessionManager.resume`: through the sidecar
+ * index, only the active path since the last compaction is read; what needs the rest, such as
+ * `getState` or `getTree`, loads it on demand). The session is never written. Its index is built
+ * (a session no branchlog writer touched) or caught up (rows other tools appended) beside it,
+ * atomically and without the session's lock, unless `--no-index` was given; a folder that cannot
+ * be written leaves it unwritten, and the read answers all the same, at full-read speed.
  */
-export const resumeReadOnly = (path: string, full: boolean) =>
-  full
-    ? openReadOnly(path)
-    : requireFile(path).pipe(
-      Effect.zipRight(SessionManager.resume(path, undefined, undefined, { readOnly: true }))
-    )
+export const openReadOnly = (path: string) =>
+  requireFile(path).pipe(
+    Effect.zipRight(FiberRef.get(noIndex)),
+    Effect.flatMap((skip) => SessionManager.resume(path, undefined, undefined, { readOnly: true, writeIndex: !skip }))
+  )
+
+/** {@link openReadOnly}, or {@link openFull} with `full`. */
+export const resumeReadOnly = (path: string, full: boolean) => full ? openFull(path) : openReadOnly(path)
 
 /** Opens an existing session (a file or a reference) for writing (appends, branches, labels). */
 export const openWritable = (path: string) =>

@@ -10,17 +10,21 @@ export type Block = {
   readonly arguments?: unknown
 }
 
-/** The text of message content: text blocks joined; images and tool calls named in brackets. */
+/**
+ * The text of message content: text blocks joined; images and tool calls named in brackets.
+ * Thinking is left out (`thinking`: shown as "(thinking) …"); a turn of thinking alone reads
+ * "(thinking)", never as nothing.
+ */
 export const contentText = (content: unknown, options: { readonly thinking?: boolean } = {}): string => {
   if (typeof content === "string") return content
   if (!Array.isArray(content)) return ""
-  return (content as ReadonlyArray<Block>)
+  const blocks = content as ReadonlyArray<Block>
+  const text = blocks
     .map((block) => {
       if (block.type === "text" && typeof block.text === "string") return block.text
-      if (block.type === "thinking" && typeof block.thinking === "string") {
-        return options.thinking
-          ? `(thinking) ${block.thinking}`
-          : ""
+      if (block.type === "thinking") {
+        const thought = typeof block.thinking === "string" ? block.thinking.trim() : ""
+        return options.thinking ? (thought === "" ? "(thinking)" : `(thinking) ${thought}`) : ""
       }
       if (block.type === "toolCall") return `[${String(block.name)}(${JSON.stringify(block.arguments ?? {})})]`
       if (block.type === "image") return "[image]"
@@ -28,6 +32,7 @@ export const contentText = (content: unknown, options: { readonly thinking?: boo
     })
     .filter((text) => text !== "")
     .join(" ")
+  return text === "" && blocks.some((block) => block.type === "thinking") ? "(thinking)" : text
 }
 
 /** Collapses white space and cuts to `width` characters. */

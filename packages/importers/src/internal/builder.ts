@@ -17,6 +17,10 @@ interface Node {
   readonly key: string
   readonly parentKey: string | null
   readonly make?: Make
+  /** A spliced entry: it goes after `parentKey`, and what later hangs there hangs on it instead. */
+  readonly splice?: boolean
+  /** A parent that is placed exactly: never moved under a spliced entry. */
+  readonly fixed?: boolean
 }
 
 /** Collects the records of one session. */
@@ -35,13 +39,35 @@ export class SessionBuilder {
     return this.byKey.has(key)
   }
 
-  /** Keeps a record as an entry; returns false (and keeps nothing) for a key seen before. */
-  keep(key: string, parentKey: string | null, make: Make): boolean {
+  /**
+   * Keeps a record as an entry; returns false (and keeps nothing) for a key seen before. A `fixed`
+   * parent is taken as it is; any other parent that a spliced entry was put after (before this
+   * record, in file order) resolves to that spliced entry.
+   */
+  keep(key: string, parentKey: string | null, make: Make, options: { readonly fixed?: boolean } = {}): boolean {
     if (this.byKey.has(key)) return false
-    const node = { key, parentKey, make }
+    const node: Node = { key, parentKey, make, ...(options.fixed === true ? { fixed: true } : {}) }
     this.nodes.push(node)
     this.byKey.set(key, node)
     return true
+  }
+
+  /**
+   * Keeps an entry that has no place of its own in the source's tree (a metadata record without a
+   * uuid) right after `anchorKey`, on the path: records kept later whose parent is `anchorKey` hang
+   * on it instead, so it adds no branch. Several spliced after one anchor form a chain, in order.
+   */
+  splice(key: string, anchorKey: string | null, make: Make): boolean {
+    if (this.byKey.has(key)) return false
+    const node: Node = { key, parentKey: anchorKey, make, splice: true }
+    this.nodes.push(node)
+    this.byKey.set(key, node)
+    return true
+  }
+
+  /** Records a passed-over record's link without counting it (a line merged into another's entry). */
+  alias(key: string, parentKey: string | null): void {
+    if (!this.byKey.has(key)) this.byKey.set(key, { key, parentKey })
   }
 
   /** Hangs the record `key` (kept before or after this call) under `parentKey` instead of its own parent. */
@@ -108,7 +134,13 @@ export class SessionBuilder {
     }
     const parentOf = new Map<string, string | null>()
     const kept = this.nodes.filter((node) => node.make !== undefined)
-    for (const node of kept) parentOf.set(node.key, this.resolve(this.parentOverride.get(node.key) ?? node.parentKey))
+    // the end of the chain of entries spliced after a key, as of the node being resolved (file order)
+    const spliced = new Map<string | null, string>()
+    for (const node of kept) {
+      const resolved = this.resolve(this.parentOverride.get(node.key) ?? node.parentKey)
+      parentOf.set(node.key, node.fixed === true ? resolved : spliced.get(resolved) ?? resolved)
+      if (node.splice === true) spliced.set(resolved, node.key)
+    }
     // file order, except that a record before its parent waits for it (iterative, any depth)
     const entries: Array<Entry.Entry> = [provenance]
     const emitted = new Set<string>()
@@ -146,7 +178,10 @@ export class SessionBuilder {
     if (this.outside > 0) {
       warnings.push(`${this.outside} record(s) point at a parent outside the source: imported as roots`)
     }
-    const leafKey = options.leafKey
+    // the leaf: past what was spliced after it
+    const leafKey = options.leafKey === undefined || options.leafKey === null
+      ? options.leafKey
+      : spliced.get(options.leafKey) ?? options.leafKey
     const leafId = leafKey !== undefined && leafKey !== null && emitted.has(leafKey)
       ? this.ids.idOf(leafKey)
       : entries.at(-1)!.id

@@ -1,0 +1,158 @@
+/**
+ * Read commands build or catch up the sidecar index (issue 27), as real processes over real
+ * files: the index a read command writes is the one a writer builds, byte for byte; a read racing
+ * a writer loses and changes nothing; `--no-index` writes none; a folder the reader cannot write
+ * answers all the same, with no index and no error.
+ */
+import { SessionManager, SessionStore } from "@branchlog/session-store"
+import * as Effect from "effect/Effect"
+import { spawn } from "node:child_process"
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { join, resolve } from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+import { bin, runProcess } from "./support/harness.js"
+
+const fixtures = resolve(import.meta.dirname, "..", "..", "..", "fixtures", "differential")
+// world-traversable, so that the test can run the reader as another user
+const temp = mkdtempSync("/tmp/branchlog-read-index-")
+chmodSync(temp, 0o755)
+afterAll(() => rmSync(temp, { recursive: true, force: true }))
+let n = 0
+const fresh = () => {
+  const dir = join(temp, `case-${++n}`)
+  mkdirSync(dir)
+  chmodSync(dir, 0o755)
+  return dir
+}
+/** A pi 1.6 session (written by pi itself: no index beside it) in a folder of its own. */
+const piSession = (dir = fresh()) => {
+  const file = join(dir, "session.jsonl")
+  cpSync(join(fixtures, "differential-pi16-1173.jsonl"), file)
+  return file
+}
+const json = (outcome: { stdout: string }) => JSON.parse(outcome.stdout)
+
+describe("read commands and the sidecar index", () => {
+  it("context builds the index a writer builds, byte for byte; the session file is untouched; --no-index writes none", async () => {
+    const file = piSession()
+    const before = readFileSync(file)
+    const skip = await runProcess(["context", file, "--json", "--no-index"])
+    expect(skip.code, skip.stderr).toBe(0)
+    expect(existsSync(`${file}.index`)).toBe(false)
+    const first = await runProcess(["context", file, "--json"])
+    expect(first.code, first.stderr).toBe(0)
+    expect(readFileSync(file).equals(before)).toBe(true)
+    const byReader = readFileSync(`${file}.index`)
+    rmSync(`${file}.index`)
+    // a writer's resume (writable) builds it the same way
+    await Effect.runPromise(Effect.provide(Effect.asVoid(SessionManager.resume(file)), SessionStore.layerNode))
+    expect(readFileSync(`${file}.index`).equals(byReader)).toBe(true)
+    // the second read goes through it and answers as a whole read does
+    const second = await runProcess(["context", file, "--json"])
+    const whole = await runProcess(["context", file, "--json", "--full"])
+    expect(json(second)).toEqual(json(first))
+    expect(json(second)).toEqual(json(whole))
+    for (const command of ["show", "info", "tree"]) {
+      const bounded = await runProcess([command, file])
+      expect(bounded.code, bounded.stderr).toBe(0)
+      expect(bounded.stdout).toBe((await runProcess([command, file, "--no-index"])).stdout)
+    }
+  })
+
+  it("catches the index up over rows another tool appended, without changing the session", async () => {
+    const file = piSession()
+    expect((await runProcess(["context", file, "--json"])).code).toBe(0)
+    const indexed = readFileSync(`${file}.index`)
+    // pi appends a message (no lock, no index update)
+    const last = JSON.parse(readFileSync(file, "utf8").trimEnd().split("\n").at(-1)!)
+    const row = {
+      type: "message",
+      id: "f00dcafe",
+      parentId: last.id,
+      timestamp: "2026-12-04T10:00:00.000Z",
+      message: { role: "user", content: "appended by pi", timestamp: 1 }
+    }
+    const { appendFileSync } = await import("node:fs")
+    appendFileSync(file, JSON.stringify(row) + "\n")
+    const bytes = readFileSync(file)
+    const after = await runProcess(["context", file, "--json"])
+    expect(after.code, after.stderr).toBe(0)
+    expect(json(after).messages.at(-1)).toMatchObject({ role: "user", content: "appended by pi" })
+    expect(readFileSync(`${file}.index`).equals(indexed)).toBe(false)
+    expect(readFileSync(file).equals(bytes)).toBe(true)
+    expect(json(await runProcess(["context", file, "--json"]))).toEqual(
+      json(await runProcess(["context", file, "--json", "--full"]))
+    )
+  })
+
+  it("a read racing a writer never loses or changes an entry", async () => {
+    const file = piSession()
+    const original = readFileSync(file)
+    const count = 60
+    const writer = spawn(process.execPath, [bin, "append", file], { stdio: ["pipe", "pipe", "pipe"] })
+    let writerErr = ""
+    writer.stderr.setEncoding("utf8").on("data", (c: string) => (writerErr += c))
+    const done = new Promise<number>((ok) => writer.on("close", (code) => ok(code ?? -1)))
+    const feed = (async () => {
+      for (let i = 0; i < count; i++) {
+        writer.stdin.write(JSON.stringify({ role: "user", content: `racing ${i}`, timestamp: i }) + "\n")
+        await new Promise((r) => setTimeout(r, 15))
+      }
+      writer.stdin.end()
+    })()
+    const reads: Array<Promise<{ code: number; stderr: string }>> = []
+    for (let i = 0; i < 6; i++) {
+      reads.push(runProcess(["context", file, "--json"]))
+      reads.push(runProcess(["tree", file]))
+      await new Promise((r) => setTimeout(r, 80))
+    }
+    await feed
+    expect(await done, writerErr).toBe(0)
+    for (const r of await Promise.all(reads)) expect(r.code, r.stderr).toBe(0)
+    const text = readFileSync(file)
+    // the file: the original bytes, then each appended message once, in order
+    expect(text.subarray(0, original.length).equals(original)).toBe(true)
+    const added = text.subarray(original.length).toString("utf8").trimEnd().split("\n").map((l) => JSON.parse(l))
+    const contents = added.filter((r) => r.type === "message").map((r) => r.message.content)
+    expect(contents).toEqual(Array.from({ length: count }, (_, i) => `racing ${i}`))
+    // and the index answers as the whole file does
+    expect(json(await runProcess(["context", file, "--json"]))).toEqual(
+      json(await runProcess(["context", file, "--json", "--full"]))
+    )
+  })
+
+  it("a folder the reader cannot write answers all the same, with no index and no error", async () => {
+    const dir = fresh()
+    const file = piSession(dir)
+    chmodSync(file, 0o444)
+    chmodSync(dir, 0o555)
+    const asNobody = (args: ReadonlyArray<string>) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((ok, fail) => {
+        const child = spawn(process.execPath, [bin, ...args], {
+          uid: 65534,
+          gid: 65534,
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? "", HOME: dir, NO_COLOR: "1" },
+          stdio: ["ignore", "pipe", "pipe"]
+        })
+        let stdout = ""
+        let stderr = ""
+        child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c))
+        child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c))
+        child.on("error", fail)
+        child.on("close", (code) => ok({ code: code ?? -1, stdout, stderr }))
+      })
+    const context = await asNobody(["context", file, "--json"])
+    expect(context.code, context.stderr).toBe(0)
+    expect(context.stderr).toBe("")
+    expect(json(context)).toEqual(json(await runProcess(["context", file, "--json", "--full", "--no-index"])))
+    for (const command of ["show", "info", "tree"]) {
+      const out = await asNobody([command, file])
+      expect(out.code, out.stderr).toBe(0)
+      expect(out.stderr).toBe("")
+    }
+    expect(existsSync(`${file}.index`)).toBe(false)
+    expect(statSync(dir).mode & 0o777).toBe(0o555)
+    chmodSync(dir, 0o755)
+  })
+})
