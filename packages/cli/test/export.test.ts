@@ -186,7 +186,7 @@ describe("export --html in a real browser", () => {
 })
 
 describe("export --html of an imported Claude Code session in a real browser", () => {
-  // thinking (one turn is thinking only), two parallel tool calls and their results, a compaction
+  // thinking, two parallel tool calls and their results, a compaction
   // whose history the source does not link to it
   const source = resolve(
     import.meta.dirname,
