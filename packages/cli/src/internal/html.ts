@@ -123,7 +123,9 @@ export function* pieces(state: SessionState.SessionState, title: string): Genera
 <meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy}">
 <meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escape(title)}</title><style>${style}</style><script>${script}</script></head>
-<body${count > LARGE ? ` class="large"` : ""}><h1>${escape(title)}</h1>${origin === undefined ? "" : `\n<p class="meta provenance">${escape(origin)}</p>`}
+<body${count > LARGE ? ` class="large"` : ""}><h1>${escape(title)}</h1>${
+    origin === undefined ? "" : `\n<p class="meta provenance">${escape(origin)}</p>`
+  }
 <p class="meta">${count} entries · current leaf <code>${
     escape(state.leafId ?? "none")
   }</code> · the current path is marked in green; other branches are collapsed.</p>
