@@ -27,6 +27,7 @@ pre.tool{background:#f4f4f8;padding:.4em;max-height:30em;overflow:auto}
 .md>:first-child{margin-top:.2em} .md>:last-child{margin-bottom:.2em}
 .md pre{background:#f4f4f8;padding:.4em} .md code{font:13px ui-monospace,monospace;background:#f4f4f8;padding:0 .2em}
 .md pre code{padding:0} .md blockquote{margin:.3em 0;padding-left:.8em;border-left:3px solid #ddd;color:#555}
+.md h1{font-size:1.25em} .md h2{font-size:1.15em} .md h3,.md h4,.md h5,.md h6{font-size:1em}
 .md table{border-collapse:collapse} .md td,.md th{border:1px solid #ddd;padding:.2em .5em}
 .align-right{text-align:right} .align-center{text-align:center} .align-left{text-align:left}
 .summary{background:#fff8e6;padding:.1em .5em;border-radius:4px}
