@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 import { fixtures } from "@branchlog/tooling/fixtures"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join, resolve } from "node:path"
+import { basename, dirname, join, resolve } from "node:path"
 import { chromium } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { chromiumArgs, chromiumPath, ensureChromium } from "./support/chromium.js"
@@ -25,6 +25,53 @@ describe("export --md", () => {
     expect(markdown).toMatch(/^# Session /)
     expect(markdown).toContain(`\`${tree.leafId}\``)
     expect(markdown.match(/^### /gm)!.length).toBeGreaterThanOrEqual(context.messages.length)
+  })
+})
+
+describe("export --json and - (stdout)", () => {
+  it("--json prints what was written: the session, and each output's format, path and bytes", async () => {
+    const html = join(dir, "json.html")
+    const md = join(dir, "json.md")
+    const outcome = await runProcess(["export", file, "--html", html, "--md", md, "--json"])
+    expect(outcome.code, outcome.stderr).toBe(0)
+    const tree = JSON.parse((await runProcess(["tree", file, "--json"])).stdout)
+    expect(JSON.parse(outcome.stdout)).toEqual({
+      sessionId: tree.sessionId ?? expect.any(String),
+      title: expect.stringMatching(/^Session /),
+      entries: expect.any(Number),
+      leafId: tree.leafId,
+      written: [
+        { format: "html", to: html, bytes: statSync(html).size },
+        { format: "md", to: md, bytes: statSync(md).size }
+      ]
+    })
+  })
+
+  it("- writes the page or the Markdown to stdout, byte for byte, and no file named -", async () => {
+    const html = join(dir, "stdout.html")
+    const md = join(dir, "stdout.md")
+    expect((await runProcess(["export", file, "--html", html, "--md", md])).code).toBe(0)
+    const page = await runProcess(["export", file, "--html", "-"], { cwd: dir })
+    expect(page.code, page.stderr).toBe(0)
+    expect(page.stdout).toBe(readFileSync(html, "utf8"))
+    const markdown = await runProcess(["export", file, "--md", "-"], { cwd: dir })
+    expect(markdown.code, markdown.stderr).toBe(0)
+    expect(markdown.stdout).toBe(readFileSync(md, "utf8"))
+    // one to stdout, the other to a file: stdout holds only the export
+    const both = await runProcess(["export", file, "--md", "-", "--html", join(dir, "beside.html")], { cwd: dir })
+    expect(both.stdout).toBe(readFileSync(md, "utf8"))
+    expect(readFileSync(join(dir, "beside.html"), "utf8")).toBe(readFileSync(html, "utf8"))
+    expect(existsSync(join(dir, "-"))).toBe(false)
+  })
+
+  it("refuses two exports to stdout, and --json with one (exit 2)", async () => {
+    const two = await runProcess(["export", file, "--html", "-", "--md", "-"], { cwd: dir })
+    expect(two.code).toBe(2)
+    expect(two.stderr).toContain("only one of --html and --md can be -")
+    const json = await runProcess(["export", file, "--html", "-", "--json"], { cwd: dir })
+    expect(json.code).toBe(2)
+    expect(json.stdout).toBe("")
+    expect(existsSync(join(dir, "-"))).toBe(false)
   })
 })
 
@@ -119,6 +166,14 @@ describe("export --html in a real browser", () => {
     const closed = page.locator("details.branch").nth(firstClosed)
     const hidden = closed.locator("li.entry").first()
     expect(await hidden.isVisible()).toBe(false)
+    // the search opens the branch that holds a match, and closes it again when it is cleared
+    const hiddenId = (await hidden.getAttribute("data-id"))!
+    await page.locator("#search").fill(hiddenId)
+    await expect.poll(() => hidden.isVisible()).toBe(true)
+    expect(await page.locator("#search-status").textContent()).toMatch(/^\d+ entr(y matches|ies match)$/)
+    await page.locator("#search").fill("")
+    await expect.poll(() => closed.evaluate((details) => (details as HTMLDetailsElement).open)).toBe(false)
+    expect(await hidden.isVisible()).toBe(false)
     await closed.locator("xpath=./summary").click()
     expect(await closed.evaluate((details) => (details as HTMLDetailsElement).open)).toBe(true)
     expect(await hidden.isVisible()).toBe(true)
@@ -128,6 +183,128 @@ describe("export --html in a real browser", () => {
     expect(requests).toEqual([])
     await context.close()
   }, 120_000)
+})
+
+describe("export --html of an imported Claude Code session in a real browser", () => {
+  // thinking, two parallel tool calls and their results, a compaction
+  // whose history the source does not link to it
+  const source = resolve(
+    import.meta.dirname,
+    "../../importers/test/fixtures/claude-code/7d1e4b2a-9c3f-4e5d-8a6b-0c1d2e3f4a5b.jsonl"
+  )
+  const imported = join(dir, "claude", "session.jsonl")
+  const out = join(dir, "claude", "session.html")
+  /** Where the screenshots go: the README's pictures when BRANCHLOG_SCREENSHOTS names packages/cli/docs. */
+  const shots = process.env.BRANCHLOG_SCREENSHOTS ?? join(dir, "claude")
+  let browser: Awaited<ReturnType<typeof chromium.launch>>
+
+  beforeAll(async () => {
+    ensureChromium()
+    mkdirSync(join(dir, "claude"), { recursive: true })
+    mkdirSync(shots, { recursive: true })
+    // from the fixture's folder: the page names the source as the user gave it
+    const importing = await runProcess(["import", basename(source), "--out", imported, "--json"], {
+      cwd: dirname(source)
+    })
+    expect(importing.code, importing.stderr).toBe(0)
+    const exporting = await runProcess(["export", imported, "--html", out])
+    expect(exporting.code, exporting.stderr).toBe(0)
+    browser = await chromium.launch({ executablePath: chromiumPath, args: chromiumArgs, headless: true })
+  }, 600_000)
+
+  afterAll(async () => {
+    await browser?.close()
+  })
+
+  it(
+    "shows thinking, paired tools and the past before the compaction; search and hide tools work; no CSP violation",
+    async () => {
+      const context = await browser.newContext({ offline: true, viewport: { width: 1100, height: 900 } })
+      const page = await context.newPage()
+      const problems: Array<string> = []
+      page.on("console", (message) => {
+        if (message.type() === "error" || message.text().includes("Content Security Policy")) {
+          problems.push(message.text())
+        }
+      })
+      page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`))
+      await page.addInitScript(() => {
+        const seen: Array<string> = []
+        ;(window as unknown as { violations: Array<string> }).violations = seen
+        document.addEventListener("securitypolicyviolation", (event) => seen.push(event.violatedDirective))
+      })
+      await page.goto(`file://${out}`)
+
+      // thinking: collapsed under "Thinking", its text hidden until opened; the thinking-only turn is not empty
+      const thinking = page.locator("details.thinking").first()
+      await expect.poll(() => thinking.locator("summary").textContent()).toBe("Thinking")
+      const thought = thinking.locator(".md")
+      expect(await thought.isVisible()).toBe(false)
+      expect(await page.locator(".note", { hasText: "no content" }).count()).toBe(0)
+
+      // each tool result sits inside its own call, parallel calls included
+      const pairs = await page.$$eval("li.entry.kind-toolResult", (items) =>
+        items.map((item) => ({
+          call: item.closest(".tool-call")?.querySelector(".call-head b")?.textContent ?? null,
+          result: item.querySelector(".head b")?.textContent ?? null
+        })))
+      expect(pairs).toEqual([{ call: "Read", result: "Read" }, { call: "Bash", result: "Bash" }])
+
+      // the conversation before the compaction: in the flow, visible, muted, before the compaction; no branch
+      // (whether the importer links the compaction to it or not)
+      const past = page.locator("li.entry.past")
+      expect(await past.count()).toBeGreaterThanOrEqual(8)
+      expect(await past.first().isVisible()).toBe(true)
+      expect(await past.first().textContent()).toContain("Here is the failing checkout page")
+      expect(await page.locator(".past-mark").first().isVisible()).toBe(true)
+      expect(await page.locator("details.branch").count()).toBe(0)
+      const order = await page.$$eval(
+        "li.entry.past, li.kind-compaction",
+        (items) => items.map((item) => item.classList.contains("kind-compaction") ? "compaction" : "past")
+      )
+      expect(order.indexOf("compaction")).toBe(order.length - 1)
+      await page.screenshot({ path: join(shots, "export-claude-code.png"), fullPage: true })
+
+      // thinking opens on a click
+      await thinking.locator("summary").click()
+      expect(await thought.isVisible()).toBe(true)
+
+      // the search: typing hides what does not match and says how many do
+      const asked = page.locator("li.entry", { hasText: "Apply the guard and run the tests." })
+      const crash = page.locator("li.entry", { hasText: "TypeError: Cannot read properties" }).last()
+      expect(await asked.isVisible()).toBe(true)
+      await page.locator("#search").fill("toFixed")
+      await expect.poll(() => page.locator("#search-status").textContent()).toMatch(/^\d+ entries match$/)
+      expect(await asked.isVisible()).toBe(false)
+      expect(await crash.isVisible()).toBe(true)
+      expect(await page.locator("li.entry:visible").count()).toBeLessThan(await page.locator("li.entry").count())
+      await page.screenshot({ path: join(shots, "export-search.png"), fullPage: false })
+      await page.locator("#search").fill("")
+      await expect.poll(() => asked.isVisible()).toBe(true)
+
+      // hide tools: the calls, their results and the tool-only turns go; the conversation stays
+      const calls = page.locator(".tool-call")
+      expect(await calls.count()).toBe(3)
+      expect(await calls.first().isVisible()).toBe(true)
+      await page.locator("#hide-tools").check()
+      expect(await page.locator(".tool-call:visible").count()).toBe(0)
+      expect(await page.locator("li.entry.kind-toolResult:visible").count()).toBe(0)
+      expect(await page.locator("li.entry.tools-only:visible").count()).toBe(0)
+      expect(await asked.isVisible()).toBe(true)
+      expect(await page.locator("li.entry", { hasText: "cart.total is undefined" }).isVisible()).toBe(true)
+      await page.screenshot({ path: join(shots, "export-hide-tools.png"), fullPage: true })
+      await page.locator("#hide-tools").uncheck()
+      expect(await calls.first().isVisible()).toBe(true)
+
+      expect(await page.evaluate(() => (window as unknown as { violations: Array<string> }).violations)).toEqual([])
+      expect(problems).toEqual([])
+      for (const name of ["export-claude-code.png", "export-search.png", "export-hide-tools.png"]) {
+        expect(statSync(join(shots, name)).size).toBeGreaterThan(10_000)
+      }
+      await context.close()
+    },
+    180_000
+  )
 })
 
 describe("export of a hostile session", () => {
@@ -164,15 +341,21 @@ describe("export of a hostile session", () => {
     const elements = new Set(tags.map(([, name]) => name!))
     const own = [
       ..."html head meta title style script body h1 p code button ol li div span time pre details summary b img"
-        .split(" ")
+        .split(" "),
+      ..."main input label".split(" "),
+      // what markdown-it writes for a message's Markdown (raw HTML off: none of the session's tags)
+      ..."h2 h3 h4 h5 h6 em strong a ul blockquote hr br table thead tbody tr th td s".split(" ")
     ]
     expect([...elements].filter((name) => !own.includes(name))).toEqual([])
     expect(tags.filter(([, name]) => name === "script")).toHaveLength(1)
     expect(tags.filter(([, name]) => name === "img")).toHaveLength(1)
     const attributes = tags.flatMap(([, , list]) => [...list!.matchAll(/([a-zA-Z-]+)(?:="([^"]*)")?/g)])
-    const ownAttributes = "lang charset http-equiv content name class id data-id type data-branches open alt src"
+    const ownAttributes =
+      "lang charset http-equiv content name class id data-id type data-branches open alt src placeholder aria-label href rel title start"
     expect(attributes.map(([, name]) => name!).filter((name) => !ownAttributes.split(" ").includes(name))).toEqual([])
     expect(attributes.filter(([, , value]) => /^\s*(?:javascript|vbscript|data:text):/i.test(value ?? ""))).toEqual([])
+    expect(attributes.filter(([, name, value]) => name === "href" && !/^(?:https?:\/\/|mailto:)/.test(value!)))
+      .toEqual([])
     expect(attributes.filter(([, name, value]) => name === "src" && !value!.startsWith("data:image/png;base64,")))
       .toEqual([])
     // class names are tokens: the role cannot add a class, let alone an attribute
