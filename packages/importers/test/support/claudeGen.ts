@@ -7,6 +7,7 @@
  * next `tool_use` line (streaming tool execution); progress records between them; rewinds, where
  * a prompt hangs on an earlier prompt's parent.
  */
+import { Synthetic } from "@branchlog/session-core/testing"
 import type { SourceLine } from "../../src/internal/jsonl.js"
 import { splitLines } from "../../src/internal/jsonl.js"
 
@@ -27,18 +28,6 @@ export interface Generated {
   readonly lines: Array<Record<string, unknown>>
   /** Every API message's id and its tool call ids, in order. */
   readonly messages: Array<{ readonly id: string; readonly calls: ReadonlyArray<string> }>
-}
-
-/** A tiny deterministic generator (mulberry32). */
-const random = (seed: number) => {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** Writes a session of `turns`. */
@@ -66,7 +55,7 @@ export const generate = (turns: ReadonlyArray<TurnSpec>): Generated => {
   }
   const prompts: Array<{ readonly parent: string | null }> = []
   turns.forEach((turn, t) => {
-    const rnd = random(turn.seed)
+    const rnd = Synthetic.prng(turn.seed)
     // a rewind: the edited prompt hangs where an earlier prompt hung
     const back = turn.rewind > 0 && turn.rewind <= prompts.length ? prompts[prompts.length - turn.rewind]! : undefined
     const promptParent = back === undefined ? last : back.parent
