@@ -189,10 +189,12 @@ export const convert = (lines: ReadonlyArray<SourceLine>, options: ConvertOption
         parentId,
         timestamp: at
       })
-      // one with a place in the tree keeps it; one without goes where it was written, on the path
-      if (uuid !== undefined) b.keep(uuid, parentUuid, make)
-      else b.splice(`claude-code.${type}@${line}`, (side === undefined ? mainLeafKey : side.leafKey) ?? null, make)
-      if (uuid === undefined) continue
+      // one without a place in the tree goes where it was written, on the path; one with keeps its place
+      if (uuid === undefined) {
+        b.splice(`claude-code.${type}@${line}`, (side === undefined ? mainLeafKey : side.leafKey) ?? null, make)
+        continue
+      }
+      b.keep(uuid, parentUuid, make)
       kept = uuid
     } else if (type === "system") {
       if (r.subtype === "compact_boundary" && uuid !== undefined) {
