@@ -18,6 +18,7 @@ import * as Globals from "../internal/globals.js"
 import * as Output from "../internal/output.js"
 import { messageLine } from "../internal/summary.js"
 import * as TreeText from "../internal/treeText.js"
+import * as Width from "../internal/width.js"
 
 /**
  * The agent runtime, imported when `demo` or `run` runs (it brings the OpenAI provider and an
@@ -185,9 +186,10 @@ export const run: CliCommand = Command.make(
     retryBudget: Options.integer("retry-budget").pipe(
       Options.withDefault(60_000),
       Options.withDescription("the most waiting across the retries of one call, in ms")
-    )
+    ),
+    json: Options.boolean("json").pipe(Options.withDescription("print JSON: the session and the turn's messages"))
   },
-  ({ apiKey, apiUrl, full, maxRetries, model, modelId, prompt, retryBudget, retryDelay, session }) =>
+  ({ apiKey, apiUrl, full, json, maxRetries, model, modelId, prompt, retryBudget, retryDelay, session }) =>
     Effect.gen(function*() {
       const { AgentSession, BuiltinTools, ModelRegistry, OpenAiCompatible, ScriptedModel, ToolRegistry, Workspace } =
         yield* agentRuntime
@@ -253,14 +255,21 @@ export const run: CliCommand = Command.make(
       const result = yield* turn.pipe(Effect.provide(languageModel))
       yield* sm.flush()
       const shown = result.messages[0]?.role === "bashExecution" ? result.messages : result.messages.slice(1)
-      yield* Output.lines([
+      const width = Width.remaining(20)
+      yield* (json ? Output.json({
+        file: sm.getSessionFile() ?? null,
+        sessionId: sm.getSessionId(),
+        leafId: sm.getLeafId(),
+        messages: result.messages,
+        errorMessage: result.errorMessage ?? null
+      }) : Output.lines([
         ...shown.flatMap((message) =>
           message.role === "bashExecution"
             ? bashLines(message as AgentMessage.BashExecutionMessage)
-            : [messageLine(message, 200)]
+            : [messageLine(message, width)]
         ),
         `session file: ${sm.getSessionFile()}`
-      ])
+      ]))
       if (result.errorMessage !== undefined) {
         const path = sm.getSessionFile()
         return yield* new TurnFailed({ detail: result.errorMessage, ...(path === undefined ? {} : { path }) })
