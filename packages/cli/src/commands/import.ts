@@ -5,10 +5,11 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { ProblemsFound } from "../CliError.js"
+import { ProblemsFound, UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
 import { progressBar } from "../internal/progress.js"
+import * as StdoutFile from "../internal/stdoutFile.js"
 
 /** What `--json` prints for one session: exactly the issue's shape. */
 const jsonOf = (r: Importer.Report) => ({
@@ -34,13 +35,32 @@ export const importCommand: CliCommand = Command.make(
     ),
     out: Options.text("out").pipe(
       Options.withDescription(
-        "a .jsonl file (one session) or a session folder (default: branchlog's session folder for the source's cwd)"
+        "a .jsonl file (one session), a session folder, or - for stdout (one session; the report goes to stderr) (default: branchlog's session folder for the source's cwd)"
       ),
       Options.optional
     ),
     json: Options.boolean("json").pipe(Options.withDescription("print JSON"))
   },
   ({ format, json, out, src }) =>
+    StdoutFile.isStdout(Option.getOrUndefined(out))
+      ? json
+        ? Effect.fail(new UsageError({ detail: "--out - prints the session on stdout: --json cannot go there too" }))
+        : StdoutFile.withTemporaryFolder((dir) => importTo(src, format, Option.some(dir), false, true))
+      : importTo(src, format, out, json, false)
+).pipe(
+  Command.withDescription(
+    "Import Claude Code transcripts, Codex rollouts or an OpenClaw agent database into branchlog sessions (the source is never modified; importing again writes nothing twice)."
+  )
+)
+
+/** Imports `src` to `out`; with `toStdout`, the one session written goes to stdout and the report to stderr. */
+const importTo = (
+  src: string,
+  format: "auto" | "claude-code" | "codex" | "openclaw",
+  out: Option.Option<string>,
+  json: boolean,
+  toStdout: boolean
+) =>
     Effect.gen(function*() {
       const bar = progressBar("importing")
       const outcome = yield* Importer.importSource(src, {
@@ -55,6 +75,23 @@ export const importCommand: CliCommand = Command.make(
         yield* Output.json(single ? jsonOf(mains[0]!) : outcome.reports.map(jsonOf))
         for (const r of outcome.reports) {
           if (single && r.parentSessionId !== undefined) yield* Output.note(`subagent session ${r.sessionId}: ${r.to}`)
+        }
+      } else if (toStdout) {
+        if (mains.length !== 1 || outcome.failures.length > 0) {
+          return yield* new UsageError({
+            path: src,
+            detail: `--out - prints one session, and this source holds ${mains.length + outcome.failures.length}`
+          })
+        }
+        yield* StdoutFile.copyToStdout(mains[0]!.to)
+        for (const r of outcome.reports) {
+          yield* Output.note(
+            r.parentSessionId === undefined
+              ? `${r.format} ${r.sessionId}: ${r.entries} entries → stdout`
+              : `${r.format} ${r.sessionId}: subagent of ${r.parentSessionId}, not printed (import it to a folder)`
+          )
+          for (const s of r.skipped) yield* Output.note(`${r.from}:${s.line}: skipped: ${s.reason}`)
+          for (const w of r.warnings) yield* Output.note(`${r.from}: ${w}`)
         }
       } else {
         yield* Output.lines(outcome.reports.map((r) =>
@@ -78,8 +115,4 @@ export const importCommand: CliCommand = Command.make(
         return yield* new ProblemsFound({ files: outcome.failures.length, problems: outcome.failures.length })
       }
     })
-).pipe(
-  Command.withDescription(
-    "Import Claude Code transcripts, Codex rollouts or an OpenClaw agent database into branchlog sessions (the source is never modified; importing again writes nothing twice)."
-  )
-)
+
