@@ -105,7 +105,7 @@ export const demo: CliCommand = Command.make(
       yield* Output.lines([
         "",
         "tree of the demo session (* current path):",
-        ...TreeText.render(original.getState(), { style: Output.stdoutStyle(), width: 70 }),
+        ...TreeText.render(original.getState(), { style: Output.stdoutStyle(), columns: Width.columns() }),
         "",
         `context at the leaf (${context.messages.length} messages, model ${context.model?.provider}/${context.model?.modelId}, thinking ${context.thinkingLevel}):`,
         ...context.messages.map((message) => `  ${messageLine(message, 90)}`),
@@ -255,7 +255,7 @@ export const run: CliCommand = Command.make(
       const result = yield* turn.pipe(Effect.provide(languageModel))
       yield* sm.flush()
       const shown = result.messages[0]?.role === "bashExecution" ? result.messages : result.messages.slice(1)
-      const width = Width.remaining(20)
+      const width = Width.columns()
       yield* (json ? Output.json({
         file: sm.getSessionFile() ?? null,
         sessionId: sm.getSessionId(),
@@ -266,7 +266,7 @@ export const run: CliCommand = Command.make(
         ...shown.flatMap((message) =>
           message.role === "bashExecution"
             ? bashLines(message as AgentMessage.BashExecutionMessage)
-            : [messageLine(message, width)]
+            : [Width.fit(messageLine(message, width), width)]
         ),
         `session file: ${sm.getSessionFile()}`
       ]))

@@ -73,7 +73,7 @@ export const ls: CliCommand = Command.make(
       yield* Output.lines(sessions.map(({ info: s, ref }) =>
         `${style.dim(s.modified.toISOString().slice(0, 16).replace("T", " "))}  ${
           String(s.messageCount).padStart(5)
-        } msgs  ${s.id.slice(0, 13)}  ${s.name === undefined ? "" : `${style.bold(s.name)}  `}${
+        } msgs  ${s.id.slice(0, 13).padEnd(13)}  ${s.name === undefined ? "" : `${style.bold(s.name)}  `}${
           oneLine(s.firstMessage, Math.max(10, width - (s.name === undefined ? 0 : s.name.length + 2)))
         }\n${style.dim(`  ${ref}`)}`
       ))

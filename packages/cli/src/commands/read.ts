@@ -90,7 +90,7 @@ export const tree: CliCommand = Command.make("tree", { file: sessionArg, last, d
     const session = yield* openReadOnly(file)
     yield* reportDamage(file, session)
     if (json) return yield* Output.json(JsonView.tree(session.getState()))
-    yield* Output.lines(TreeText.render(session.getState(), { style: Output.stdoutStyle(), width: Width.remaining(30) }))
+    yield* Output.lines(TreeText.render(session.getState(), { style: Output.stdoutStyle(), columns: Width.columns() }))
     const children = yield* childLines(file)
     if (children.length > 0) yield* Output.lines(["child sessions (sub-agents, forks):", ...children])
   })).pipe(
@@ -155,12 +155,15 @@ export const context: CliCommand = Command.make(
       if (llm) return yield* Output.json(LlmView.view(built))
       const answer = built
       if (json) return yield* Output.json(answer)
-      const width = Width.remaining(6 + 22)
+      const columns = Width.columns()
       yield* Output.lines([
-        `thinking level ${answer.thinkingLevel}, model ${
-          answer.model === null ? "none" : `${answer.model.provider}/${answer.model.modelId}`
-        }, ${answer.messages.length} messages`,
-        ...answer.messages.map((message, i) => `${String(i + 1).padStart(4)}  ${messageLine(message, width)}`)
+        Width.fit(
+          `thinking level ${answer.thinkingLevel}, model ${
+            answer.model === null ? "none" : `${answer.model.provider}/${answer.model.modelId}`
+          }, ${answer.messages.length} messages`,
+          columns
+        ),
+        ...answer.messages.map((message, i) => Width.fit(`${String(i + 1).padStart(4)}  ${messageLine(message, columns)}`, columns))
       ])
     })
 ).pipe(

@@ -19,3 +19,7 @@ export const columns = (): number => {
 
 /** The room left for a text after `used` columns of a line (at least 10). */
 export const remaining = (used: number): number => Math.max(10, columns() - used)
+
+/** `text` (one line, no colour codes) cut to `width` columns, ending in `…` when cut. */
+export const fit = (text: string, width: number): string =>
+  text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text
