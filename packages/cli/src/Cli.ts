@@ -21,8 +21,8 @@ import { createRequire } from "node:module"
 import { describeError, ExitCode, exitCodeOf, UsageError } from "./CliError.js"
 import type { CliCommand, Requirements } from "./internal/command.js"
 import { parseGlobals, verbose as verboseRef, withLockTimeout } from "./internal/globals.js"
-import { stderrLogger } from "./internal/logger.js"
 import * as Help from "./internal/help.js"
+import { stderrLogger } from "./internal/logger.js"
 import * as Output from "./internal/output.js"
 
 /** The version printed by `--version`: this package's (read at run time, so it follows releases). */

@@ -21,7 +21,13 @@ const session = (id: string, cwd: string, minute: number, text: string) => {
   const iso = new Date(at).toISOString()
   return [
     { type: "session", version: 3, id, timestamp: iso, cwd },
-    { type: "message", id: "u1", parentId: null, timestamp: iso, message: { role: "user", content: text, timestamp: at } },
+    {
+      type: "message",
+      id: "u1",
+      parentId: null,
+      timestamp: iso,
+      message: { role: "user", content: text, timestamp: at }
+    },
     {
       type: "message",
       id: "a1",
@@ -170,8 +176,8 @@ describe("usage totals in info", () => {
     const usageOf = (r: any) =>
       r.type === "message" ? (r.message?.role === "assistant" ? r.message.usage : undefined) : r.type === "usage" ||
           r.type === "compaction" || r.type === "branch_summary"
-      ? r.usage
-      : undefined
+        ? r.usage
+        : undefined
     const sum = (rs: Array<any>) => {
       const t = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: 0, records: 0 }
       for (const r of rs) {

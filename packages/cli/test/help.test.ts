@@ -3,8 +3,27 @@ import { describe, expect, it } from "vitest"
 import { runProcess } from "./support/harness.js"
 
 const commands = [
-  "demo", "run", "ls", "info", "tree", "context", "show", "continue", "branch", "label", "name", "fork",
-  "append", "fsck", "repair", "migrate", "export", "import", "copy", "search", "follow"
+  "demo",
+  "run",
+  "ls",
+  "info",
+  "tree",
+  "context",
+  "show",
+  "continue",
+  "branch",
+  "label",
+  "name",
+  "fork",
+  "append",
+  "fsck",
+  "repair",
+  "migrate",
+  "export",
+  "import",
+  "copy",
+  "search",
+  "follow"
 ]
 const env = { COLUMNS: "" } as Record<string, string>
 const noise = ["A true or false value", "This setting is optional", "A user-defined piece of text", "--wizard"]
@@ -67,7 +86,7 @@ describe("--help", () => {
   it("help for a command that does not exist: the overview on stdout, exit 2", async () => {
     const outcome = await runProcess(["help", "nope"], { env })
     expect(outcome.code).toBe(2)
-    expect(outcome.stderr).toContain('no command "nope"')
+    expect(outcome.stderr).toContain("no command \"nope\"")
     expect(outcome.stdout).toContain("Commands:")
   })
 })

@@ -124,10 +124,12 @@ describe("context --llm", () => {
     expect(outcome.code, outcome.stderr).toBe(0)
     const view = JSON.parse(outcome.stdout)
     const context = JSON.parse((await runProcess(["context", file, "--json"])).stdout)
-    expect(view.model).toEqual(context.model === null ? null : {
-      provider: context.model.provider,
-      modelId: context.model.modelId
-    })
+    expect(view.model).toEqual(
+      context.model === null ? null : {
+        provider: context.model.provider,
+        modelId: context.model.modelId
+      }
+    )
     expect(view.thinkingLevel).toBe(context.thinkingLevel)
     expect(Object.keys(view).sort()).toEqual(["messages", "model", "thinkingLevel"])
     for (const message of view.messages) {
@@ -141,7 +143,12 @@ describe("context --llm", () => {
     const results = view.messages.flatMap((m: any) => m.content.filter((b: any) => b.type === "tool_result"))
     expect(calls.length).toBeGreaterThan(0)
     expect(results.map((r: any) => r.toolCallId)).toEqual(calls.map((c: any) => c.id))
-    expect(calls[0]).toEqual({ type: "tool_call", id: calls[0].id, name: expect.any(String), arguments: expect.anything() })
+    expect(calls[0]).toEqual({
+      type: "tool_call",
+      id: calls[0].id,
+      name: expect.any(String),
+      arguments: expect.anything()
+    })
     expect(view.messages[0]).toEqual({ role: "user", content: [{ type: "text", text: context.messages[0].content }] })
     // the text of `context` is another thing
     expect((await runProcess(["context", file])).stdout).toMatch(/^thinking level /)

@@ -15,13 +15,25 @@ writeFileSync(
   file,
   [
     { type: "session", version: 3, id: "01-width", timestamp: "2026-01-01T00:00:00.000Z", cwd: dir },
-    { type: "message", id: "u1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: long("ask"), timestamp: 1 } },
+    {
+      type: "message",
+      id: "u1",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "user", content: long("ask"), timestamp: 1 }
+    },
     {
       type: "message",
       id: "a1",
       parentId: "u1",
       timestamp: "2026-01-01T00:00:02.000Z",
-      message: { role: "assistant", content: [{ type: "text", text: long("say") }], provider: "p", model: "m", timestamp: 2 }
+      message: {
+        role: "assistant",
+        content: [{ type: "text", text: long("say") }],
+        provider: "p",
+        model: "m",
+        timestamp: 2
+      }
     }
   ].map((l) => JSON.stringify(l)).join("\n") + "\n"
 )

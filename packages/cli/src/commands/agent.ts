@@ -256,20 +256,22 @@ export const run: CliCommand = Command.make(
       yield* sm.flush()
       const shown = result.messages[0]?.role === "bashExecution" ? result.messages : result.messages.slice(1)
       const width = Width.columns()
-      yield* (json ? Output.json({
-        file: sm.getSessionFile() ?? null,
-        sessionId: sm.getSessionId(),
-        leafId: sm.getLeafId(),
-        messages: result.messages,
-        errorMessage: result.errorMessage ?? null
-      }) : Output.lines([
-        ...shown.flatMap((message) =>
-          message.role === "bashExecution"
-            ? bashLines(message as AgentMessage.BashExecutionMessage)
-            : [Width.fit(messageLine(message, width), width)]
-        ),
-        `session file: ${sm.getSessionFile()}`
-      ]))
+      yield* (json ?
+        Output.json({
+          file: sm.getSessionFile() ?? null,
+          sessionId: sm.getSessionId(),
+          leafId: sm.getLeafId(),
+          messages: result.messages,
+          errorMessage: result.errorMessage ?? null
+        }) :
+        Output.lines([
+          ...shown.flatMap((message) =>
+            message.role === "bashExecution"
+              ? bashLines(message as AgentMessage.BashExecutionMessage)
+              : [Width.fit(messageLine(message, width), width)]
+          ),
+          `session file: ${sm.getSessionFile()}`
+        ]))
       if (result.errorMessage !== undefined) {
         const path = sm.getSessionFile()
         return yield* new TurnFailed({ detail: result.errorMessage, ...(path === undefined ? {} : { path }) })

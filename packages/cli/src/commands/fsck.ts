@@ -148,7 +148,15 @@ export const repair: CliCommand = Command.make(
             if (json) {
               return yield* Output.json(
                 outcome._tag === "NothingToRepair"
-                  ? { file, repaired: false, backup: null, fixed: [], headerCreated: false, moved: 0, removedLines: null }
+                  ? {
+                    file,
+                    repaired: false,
+                    backup: null,
+                    fixed: [],
+                    headerCreated: false,
+                    moved: 0,
+                    removedLines: null
+                  }
                   : {
                     file,
                     repaired: true,
@@ -194,40 +202,44 @@ export interface MigrateJson {
 }
 
 /** `branchlog migrate FILE|DIR...`: older versions to the current one, with backups. */
-export const migrate: CliCommand = Command.make("migrate", { paths, json }, ({ json, paths }) =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const results: Array<MigrateJson> = []
-    const { files, inFolder } = yield* expand(paths)
-    for (const file of files) {
-      const scanned = yield* scanExpanded(file, inFolder)
-      if (!("found" in scanned)) {
-        out.push(`${file}: ${scanned.passedOver.message}`)
-        results.push({ file, from: null, to: null, migrated: false, backups: [], note: scanned.passedOver.message })
-        continue
+export const migrate: CliCommand = Command.make(
+  "migrate",
+  { paths, json },
+  ({ json, paths }) =>
+    Effect.gen(function*() {
+      const out: Array<string> = []
+      const results: Array<MigrateJson> = []
+      const { files, inFolder } = yield* expand(paths)
+      for (const file of files) {
+        const scanned = yield* scanExpanded(file, inFolder)
+        if (!("found" in scanned)) {
+          out.push(`${file}: ${scanned.passedOver.message}`)
+          results.push({ file, from: null, to: null, migrated: false, backups: [], note: scanned.passedOver.message })
+          continue
+        }
+        const { found } = scanned
+        if (found.version === undefined || found.version >= Entry.CURRENT_SESSION_VERSION) {
+          out.push(`${file}: version ${found.version ?? "?"}, nothing to do`)
+          results.push({ file, from: found.version ?? null, to: found.version ?? null, migrated: false, backups: [] })
+          continue
+        }
+        const session = yield* SessionManager.open(file, undefined, undefined, { cache: false })
+        const report = session.loadReport()
+        results.push({
+          file,
+          from: found.version,
+          to: Entry.CURRENT_SESSION_VERSION,
+          migrated: true,
+          backups: [...report.backups]
+        })
+        out.push(
+          `${file}: migrated from version ${found.version} to ${Entry.CURRENT_SESSION_VERSION}${
+            report.backups.length > 0 ? ` (backup: ${report.backups.map((b) => basename(b)).join(", ")})` : ""
+          }`
+        )
       }
-      const { found } = scanned
-      if (found.version === undefined || found.version >= Entry.CURRENT_SESSION_VERSION) {
-        out.push(`${file}: version ${found.version ?? "?"}, nothing to do`)
-        results.push({ file, from: found.version ?? null, to: found.version ?? null, migrated: false, backups: [] })
-        continue
-      }
-      const session = yield* SessionManager.open(file, undefined, undefined, { cache: false })
-      const report = session.loadReport()
-      results.push({
-        file,
-        from: found.version,
-        to: Entry.CURRENT_SESSION_VERSION,
-        migrated: true,
-        backups: [...report.backups]
-      })
-      out.push(
-        `${file}: migrated from version ${found.version} to ${Entry.CURRENT_SESSION_VERSION}${
-          report.backups.length > 0 ? ` (backup: ${report.backups.map((b) => basename(b)).join(", ")})` : ""
-        }`
-      )
-    }
-    yield* (json ? Output.json(results) : Output.lines(out))
-  })).pipe(
-    Command.withDescription("Migrate session files of older versions to the current one, keeping a backup of each.")
-  )
+      yield* (json ? Output.json(results) : Output.lines(out))
+    })
+).pipe(
+  Command.withDescription("Migrate session files of older versions to the current one, keeping a backup of each.")
+)

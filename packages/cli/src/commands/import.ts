@@ -61,58 +61,57 @@ const importTo = (
   json: boolean,
   toStdout: boolean
 ) =>
-    Effect.gen(function*() {
-      const bar = progressBar("importing")
-      const outcome = yield* Importer.importSource(src, {
-        format,
-        ...(Option.isSome(out) ? { out: out.value } : {}),
-        onProgress: bar.update
-      }).pipe(Effect.ensuring(Effect.sync(bar.end)))
-      const mains = outcome.reports.filter((r) => r.parentSessionId === undefined)
-      if (json) {
-        // one session: its object; a source of several (a folder, a database): an array
-        const single = mains.length === 1 && outcome.failures.length === 0
-        yield* Output.json(single ? jsonOf(mains[0]!) : outcome.reports.map(jsonOf))
-        for (const r of outcome.reports) {
-          if (single && r.parentSessionId !== undefined) yield* Output.note(`subagent session ${r.sessionId}: ${r.to}`)
+  Effect.gen(function*() {
+    const bar = progressBar("importing")
+    const outcome = yield* Importer.importSource(src, {
+      format,
+      ...(Option.isSome(out) ? { out: out.value } : {}),
+      onProgress: bar.update
+    }).pipe(Effect.ensuring(Effect.sync(bar.end)))
+    const mains = outcome.reports.filter((r) => r.parentSessionId === undefined)
+    if (json) {
+      // one session: its object; a source of several (a folder, a database): an array
+      const single = mains.length === 1 && outcome.failures.length === 0
+      yield* Output.json(single ? jsonOf(mains[0]!) : outcome.reports.map(jsonOf))
+      for (const r of outcome.reports) {
+        if (single && r.parentSessionId !== undefined) yield* Output.note(`subagent session ${r.sessionId}: ${r.to}`)
+      }
+    } else if (toStdout) {
+      if (mains.length !== 1 || outcome.failures.length > 0) {
+        return yield* new UsageError({
+          path: src,
+          detail: `--out - prints one session, and this source holds ${mains.length + outcome.failures.length}`
+        })
+      }
+      yield* StdoutFile.copyToStdout(mains[0]!.to)
+      for (const r of outcome.reports) {
+        yield* Output.note(
+          r.parentSessionId === undefined
+            ? `${r.format} ${r.sessionId}: ${r.entries} entries → stdout`
+            : `${r.format} ${r.sessionId}: subagent of ${r.parentSessionId}, not printed (import it to a folder)`
+        )
+        for (const s of r.skipped) yield* Output.note(`${r.from}:${s.line}: skipped: ${s.reason}`)
+        for (const w of r.warnings) yield* Output.note(`${r.from}: ${w}`)
+      }
+    } else {
+      yield* Output.lines(outcome.reports.map((r) =>
+        `${r.format} ${r.sessionId}: ${r.entries} entries → ${r.to}${
+          r.skipped.length > 0 ? ` (${r.skipped.length} skipped)` : ""
+        }${r.parentSessionId === undefined ? "" : ` (subagent of ${r.parentSessionId})`}`
+      ))
+      for (const r of outcome.reports) {
+        for (const s of r.skipped) {
+          yield* Output.note(`${r.from}:${s.line}: skipped: ${s.reason}`)
         }
-      } else if (toStdout) {
-        if (mains.length !== 1 || outcome.failures.length > 0) {
-          return yield* new UsageError({
-            path: src,
-            detail: `--out - prints one session, and this source holds ${mains.length + outcome.failures.length}`
-          })
-        }
-        yield* StdoutFile.copyToStdout(mains[0]!.to)
-        for (const r of outcome.reports) {
-          yield* Output.note(
-            r.parentSessionId === undefined
-              ? `${r.format} ${r.sessionId}: ${r.entries} entries → stdout`
-              : `${r.format} ${r.sessionId}: subagent of ${r.parentSessionId}, not printed (import it to a folder)`
-          )
-          for (const s of r.skipped) yield* Output.note(`${r.from}:${s.line}: skipped: ${s.reason}`)
-          for (const w of r.warnings) yield* Output.note(`${r.from}: ${w}`)
-        }
-      } else {
-        yield* Output.lines(outcome.reports.map((r) =>
-          `${r.format} ${r.sessionId}: ${r.entries} entries → ${r.to}${
-            r.skipped.length > 0 ? ` (${r.skipped.length} skipped)` : ""
-          }${r.parentSessionId === undefined ? "" : ` (subagent of ${r.parentSessionId})`}`
-        ))
-        for (const r of outcome.reports) {
-          for (const s of r.skipped) {
-            yield* Output.note(`${r.from}:${s.line}: skipped: ${s.reason}`)
-          }
-          for (const w of r.warnings) {
-            yield* Output.note(`${r.from}: ${w}`)
-          }
+        for (const w of r.warnings) {
+          yield* Output.note(`${r.from}: ${w}`)
         }
       }
-      for (const f of outcome.failures) {
-        yield* Output.note(`branchlog: ${f.path}: ${f.error.message}`)
-      }
-      if (outcome.failures.length > 0) {
-        return yield* new ProblemsFound({ files: outcome.failures.length, problems: outcome.failures.length })
-      }
-    })
-
+    }
+    for (const f of outcome.failures) {
+      yield* Output.note(`branchlog: ${f.path}: ${f.error.message}`)
+    }
+    if (outcome.failures.length > 0) {
+      return yield* new ProblemsFound({ files: outcome.failures.length, problems: outcome.failures.length })
+    }
+  })

@@ -18,7 +18,9 @@ export const ls: CliCommand = Command.make(
   "ls",
   {
     cwd: Options.text("cwd").pipe(
-      Options.withDescription("the sessions of this working folder (default: the current one) in branchlog's, pi's and OpenClaw's folders"),
+      Options.withDescription(
+        "the sessions of this working folder (default: the current one) in branchlog's, pi's and OpenClaw's folders"
+      ),
       Options.optional
     ),
     dir: Options.text("dir").pipe(Options.withDescription("the sessions in this folder"), Options.optional),

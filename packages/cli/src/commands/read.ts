@@ -9,8 +9,8 @@ import * as Option from "effect/Option"
 import { dirname, resolve } from "node:path"
 import { UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
-import * as Output from "../internal/output.js"
 import * as LlmView from "../internal/llmView.js"
+import * as Output from "../internal/output.js"
 import * as Pick from "../internal/pick.js"
 import { openReadOnly, resumeReadOnly } from "../internal/session.js"
 import { dir, file, json, last } from "../internal/sessionArgs.js"
@@ -50,54 +50,64 @@ export const leafOf = (path: string, session: SessionManager.SessionManager, opt
   })
 
 /** `branchlog info FILE|ID [--last] [--dir DIR] [--json]`. */
-export const info: CliCommand = Command.make("info", { file: sessionArg, last, dir, json }, (args) =>
-  Effect.gen(function*() {
-    const file = yield* Pick.target(args.file, args)
-    const session = yield* openReadOnly(file)
-    yield* reportDamage(file, session)
-    const usage: Usage.SessionUsage = {
-      all: Usage.totals(session.getEntries()),
-      activePath: Usage.totals(session.getBranch())
-    }
-    const answer = { ...JsonView.info(session.getState()), usage }
-    if (args.json) return yield* Output.json(answer)
-    const report = session.loadReport()
-    yield* Output.lines([
-      `file     ${file}`,
-      `id       ${answer.id ?? "(no header)"}`,
-      `version  ${answer.version ?? "?"}${
-        report.migratedFrom === undefined ? "" : ` (version ${report.migratedFrom} on disk, migrated in memory)`
-      }`,
-      `cwd      ${answer.cwd ?? ""}`,
-      ...(answer.parentSession === undefined ? [] : [`parent   ${answer.parentSession}`]),
-      ...(answer.name === undefined ? [] : [`name     ${answer.name}`]),
-      `entries  ${answer.entries}`,
-      `leaf     ${answer.leafId ?? "(none)"}`,
-      `usage    all entries: ${Usage.describe(usage.all)}`,
-      `         active path: ${Usage.describe(usage.activePath)}`
-    ])
-  })).pipe(
-    Command.withDescription(
-      "Print what a session holds: id, version, cwd, name, entries, leaf, token and cost totals (all entries, and the active path)."
-    )
+export const info: CliCommand = Command.make(
+  "info",
+  { file: sessionArg, last, dir, json },
+  (args) =>
+    Effect.gen(function*() {
+      const file = yield* Pick.target(args.file, args)
+      const session = yield* openReadOnly(file)
+      yield* reportDamage(file, session)
+      const usage: Usage.SessionUsage = {
+        all: Usage.totals(session.getEntries()),
+        activePath: Usage.totals(session.getBranch())
+      }
+      const answer = { ...JsonView.info(session.getState()), usage }
+      if (args.json) return yield* Output.json(answer)
+      const report = session.loadReport()
+      yield* Output.lines([
+        `file     ${file}`,
+        `id       ${answer.id ?? "(no header)"}`,
+        `version  ${answer.version ?? "?"}${
+          report.migratedFrom === undefined ? "" : ` (version ${report.migratedFrom} on disk, migrated in memory)`
+        }`,
+        `cwd      ${answer.cwd ?? ""}`,
+        ...(answer.parentSession === undefined ? [] : [`parent   ${answer.parentSession}`]),
+        ...(answer.name === undefined ? [] : [`name     ${answer.name}`]),
+        `entries  ${answer.entries}`,
+        `leaf     ${answer.leafId ?? "(none)"}`,
+        `usage    all entries: ${Usage.describe(usage.all)}`,
+        `         active path: ${Usage.describe(usage.activePath)}`
+      ])
+    })
+).pipe(
+  Command.withDescription(
+    "Print what a session holds: id, version, cwd, name, entries, leaf, token and cost totals (all entries, and the active path)."
   )
+)
 
 /** `branchlog tree FILE [--json]`. */
-export const tree: CliCommand = Command.make("tree", { file: sessionArg, last, dir, json }, (args) =>
-  Effect.gen(function*() {
-    const { json } = args
-    const file = yield* Pick.target(args.file, args)
-    const session = yield* openReadOnly(file)
-    yield* reportDamage(file, session)
-    if (json) return yield* Output.json(JsonView.tree(session.getState()))
-    yield* Output.lines(TreeText.render(session.getState(), { style: Output.stdoutStyle(), columns: Width.columns() }))
-    const children = yield* childLines(file)
-    if (children.length > 0) yield* Output.lines(["child sessions (sub-agents, forks):", ...children])
-  })).pipe(
-    Command.withDescription(
-      "Print the session tree: labels, the current path (*) and leaf; long linear runs folded; then the sessions of its folder whose header names it as parent (and theirs)."
-    )
+export const tree: CliCommand = Command.make(
+  "tree",
+  { file: sessionArg, last, dir, json },
+  (args) =>
+    Effect.gen(function*() {
+      const { json } = args
+      const file = yield* Pick.target(args.file, args)
+      const session = yield* openReadOnly(file)
+      yield* reportDamage(file, session)
+      if (json) return yield* Output.json(JsonView.tree(session.getState()))
+      yield* Output.lines(
+        TreeText.render(session.getState(), { style: Output.stdoutStyle(), columns: Width.columns() })
+      )
+      const children = yield* childLines(file)
+      if (children.length > 0) yield* Output.lines(["child sessions (sub-agents, forks):", ...children])
+    })
+).pipe(
+  Command.withDescription(
+    "Print the session tree: labels, the current path (*) and leaf; long linear runs folded; then the sessions of its folder whose header names it as parent (and theirs)."
   )
+)
 
 /**
  * The sessions of `file`'s folder whose header's `parentSession` is `file`, and theirs below them
@@ -122,7 +132,11 @@ const childLines = (file: string) =>
         const path = resolve(child.path)
         if (seen.has(path)) continue
         seen.add(path)
-        out.push(`${"  ".repeat(depth)}${child.path}  (${oneLine(child.firstMessage, Width.remaining(child.path.length + 4 + depth * 2))})`)
+        out.push(
+          `${"  ".repeat(depth)}${child.path}  (${
+            oneLine(child.firstMessage, Width.remaining(child.path.length + 4 + depth * 2))
+          })`
+        )
         walk(path, depth + 1)
       }
     }
@@ -141,7 +155,9 @@ export const context: CliCommand = Command.make(
     leaf,
     full,
     llm: Options.boolean("llm").pipe(
-      Options.withDescription("print what the model receives, as provider-neutral JSON (messages, model, thinking level)")
+      Options.withDescription(
+        "print what the model receives, as provider-neutral JSON (messages, model, thinking level)"
+      )
     )
   },
   (args) =>
@@ -163,7 +179,9 @@ export const context: CliCommand = Command.make(
           }, ${answer.messages.length} messages`,
           columns
         ),
-        ...answer.messages.map((message, i) => Width.fit(`${String(i + 1).padStart(4)}  ${messageLine(message, columns)}`, columns))
+        ...answer.messages.map((message, i) =>
+          Width.fit(`${String(i + 1).padStart(4)}  ${messageLine(message, columns)}`, columns)
+        )
       ])
     })
 ).pipe(

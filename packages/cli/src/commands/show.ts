@@ -41,7 +41,10 @@ const render = (branch: ReadonlyArray<Entry.Entry>, cut: boolean): Array<string>
   const style = Output.stdoutStyle()
   const out: Array<string> = []
   if (cut) {
-    out.push(style.dim("(earlier entries of this branch are summarised by the compaction below; --full shows them)"), "")
+    out.push(
+      style.dim("(earlier entries of this branch are summarised by the compaction below; --full shows them)"),
+      ""
+    )
   }
   for (const entry of branch) {
     const when = style.dim(`${entry.timestamp} ${entry.id}`)

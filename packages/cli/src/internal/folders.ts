@@ -73,7 +73,8 @@ export const listCwd = (cwd: string, onProgress?: SessionCatalog.OnProgress) =>
     const gateway = yield* Effect.forEach(
       yield* gatewayDirs,
       (dir) =>
-        Effect.map(SessionCatalog.list(target, dir, onProgress, { index: "read" }), (infos) => infos.filter((i) => i.cwd === target))
+        Effect.map(SessionCatalog.list(target, dir, onProgress, { index: "read" }), (infos) =>
+          infos.filter((i) => i.cwd === target))
     )
     return merge([...own, ...gateway])
   })
@@ -85,6 +86,7 @@ export const listEverything = (onProgress?: SessionCatalog.OnProgress) =>
       yield* agentDirs,
       (agentDir) => Effect.flatMap(optionsFor(agentDir), (options) => SessionCatalog.listAll(onProgress, options))
     )
-    const gateway = yield* Effect.forEach(yield* gatewayDirs, (dir) => SessionCatalog.list("", dir, onProgress, { index: "read" }))
+    const gateway = yield* Effect.forEach(yield* gatewayDirs, (dir) =>
+      SessionCatalog.list("", dir, onProgress, { index: "read" }))
     return merge([...own, ...gateway])
   })

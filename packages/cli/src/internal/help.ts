@@ -68,7 +68,9 @@ const placeholders: Record<string, string> = {
 const valueOf = (single: Node): string => {
   const type = single.primitiveType as Node
   if (type._tag === "Bool") return ""
-  if (type._tag === "Choice") return (type.alternatives as ReadonlyArray<readonly [string, unknown]>).map(([c]) => c).join("|")
+  if (type._tag === "Choice") {
+    return (type.alternatives as ReadonlyArray<readonly [string, unknown]>).map(([c]) => c).join("|")
+  }
   return placeholders[single.name as string] ?? (type._tag === "Integer" ? "N" : String(type._tag).toUpperCase())
 }
 
@@ -85,7 +87,10 @@ const flagsOf = (node: Node | undefined, fallback?: unknown): Array<Item & { rea
   switch (node._tag) {
     case "Single": {
       const value = valueOf(node)
-      const names = [node.fullName as string, ...((node.aliases ?? []) as ReadonlyArray<string>).map((a) => a.length === 1 ? `-${a}` : `--${a}`)]
+      const names = [
+        node.fullName as string,
+        ...((node.aliases ?? []) as ReadonlyArray<string>).map((a) => a.length === 1 ? `-${a}` : `--${a}`)
+      ]
       const term = `${names.join(", ")}${value === "" ? "" : ` ${value}`}`
       const description = docText(node.description)
       return [{
@@ -113,7 +118,9 @@ const argsOf = (node: Node | undefined, optional = false, many = false): Array<I
   if (node === undefined) return []
   switch (node._tag) {
     case "Single": {
-      const name = node.pseudoName?._tag === "Some" ? String(node.pseudoName.value) : String(node.name).replace(/[<>]/g, "")
+      const name = node.pseudoName?._tag === "Some"
+        ? String(node.pseudoName.value)
+        : String(node.name).replace(/[<>]/g, "")
       const shown = `${name}${many ? "..." : ""}`
       return [{
         term: shown,
@@ -175,7 +182,10 @@ const examples: Record<string, ReadonlyArray<readonly [string, string]>> = {
     ["branchlog context --last --llm", "what the model receives next, as JSON"],
     ["branchlog fsck ~/.pi/agent/sessions", "check every session of a folder"]
   ],
-  continue: [["branchlog continue", "the latest session of this folder"], ["branchlog continue --json", "its entries as JSON"]],
+  continue: [["branchlog continue", "the latest session of this folder"], [
+    "branchlog continue --json",
+    "its entries as JSON"
+  ]],
   show: [["branchlog show ef958aa1", "by id prefix"], ["branchlog show --last --full", "the latest, from the root"]],
   info: [["branchlog info FILE", "counts, leaf, tokens and cost"], ["branchlog info --last --json", "as JSON"]],
   tree: [["branchlog tree --last", "the latest session's tree"]],
@@ -232,7 +242,9 @@ const summary = (text: string): string => {
 
 const exampleLines = (name: string, width: number) => {
   const list = examples[name] ?? []
-  return list.length === 0 ? [] : ["", "Examples:", ...table(list.map(([term, description]) => ({ term, description })), width)]
+  return list.length === 0
+    ? []
+    : ["", "Examples:", ...table(list.map(([term, description]) => ({ term, description })), width)]
 }
 
 const exitCodes = "Exit codes: 0 success; 1 problems found (fsck) or an operation failed; 2 a usage error."
@@ -242,7 +254,10 @@ export const overview = (commands: ReadonlyArray<CliCommand>, version: string): 
   const width = columns()
   const described = commands.map(describe)
   return [
-    wrap(`branchlog ${version}: keep, inspect and repair the transcripts of LLM agent sessions (pi / OpenClaw, version 3).`, width),
+    wrap(
+      `branchlog ${version}: keep, inspect and repair the transcripts of LLM agent sessions (pi / OpenClaw, version 3).`,
+      width
+    ),
     "",
     "Usage: branchlog COMMAND [ARGS] [FLAGS]",
     "       branchlog COMMAND --help   (its arguments, flags and examples)",
@@ -269,7 +284,10 @@ export const commandHelp = (command: CliCommand): string => {
     ...(d.args.length === 0 ? [] : ["", "Arguments:", ...table(d.args, width)]),
     ...(d.flags.length === 0 ? [] : ["", "Flags:", ...table(d.flags, width)]),
     "",
-    wrap("Global flags: --verbose, --lock-timeout DURATION, --help, --version, --completions, --log-level (branchlog --help)", width),
+    wrap(
+      "Global flags: --verbose, --lock-timeout DURATION, --help, --version, --completions, --log-level (branchlog --help)",
+      width
+    ),
     ...exampleLines(d.name, width),
     "",
     wrap(exitCodes, width)

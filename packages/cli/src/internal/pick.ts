@@ -33,7 +33,10 @@ const searchedFolders = (dir: string | undefined) =>
 const candidates = (dir: string | undefined) =>
   Effect.gen(function*() {
     if (dir !== undefined) {
-      return (yield* SessionCatalog.list("", dir, undefined, { index: "read" })).map((info): Found => ({ ref: info.path, id: info.id }))
+      return (yield* SessionCatalog.list("", dir, undefined, { index: "read" })).map((info): Found => ({
+        ref: info.path,
+        id: info.id
+      }))
     }
     const files = (yield* Folders.listEverything()).map((info): Found => ({ ref: info.path, id: info.id }))
     const location = process.env["BRANCHLOG_STORE"]
@@ -79,7 +82,9 @@ export const byIdPrefix = (arg: string, dir: string | undefined) =>
 /** The most recent session of `cwd` (in `dir`, else every default folder for it), as `ls` lists them. */
 export const mostRecent = (cwd: string, dir: string | undefined) =>
   Effect.gen(function*() {
-    const found = dir !== undefined ? yield* SessionCatalog.list(cwd, dir, undefined, { index: "read" }) : yield* Folders.listCwd(cwd)
+    const found = dir !== undefined
+      ? yield* SessionCatalog.list(cwd, dir, undefined, { index: "read" })
+      : yield* Folders.listCwd(cwd)
     if (found.length > 0) return found[0]!.path
     const searched = dir !== undefined ? [dir] : yield* Effect.map(
       Effect.all([Folders.agentDirs, Folders.gatewayDirs]),

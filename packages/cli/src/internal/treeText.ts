@@ -26,7 +26,7 @@ export interface TreeTextOptions {
 }
 
 /** The columns a text takes on a terminal (its colour codes take none). */
-// eslint-disable-next-line no-control-regex
+
 const visible = (text: string): number => text.replace(/\u001b\[[0-9;]*m/g, "").length
 
 type Item = {

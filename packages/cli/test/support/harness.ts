@@ -108,6 +108,8 @@ export const runProcess = (
 export const referenceShape = (section: string, answer: any): unknown => {
   if (section !== "info" || typeof answer !== "object" || answer === null) return answer
   const { usage, ...rest } = answer
-  if (typeof usage?.all?.totalTokens !== "number") throw new Error(`info --json has no usage totals: ${JSON.stringify(answer)}`)
+  if (typeof usage?.all?.totalTokens !== "number") {
+    throw new Error(`info --json has no usage totals: ${JSON.stringify(answer)}`)
+  }
   return rest
 }
