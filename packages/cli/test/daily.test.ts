@@ -135,6 +135,23 @@ describe("session-id prefixes", () => {
   })
 })
 
+describe("session-id prefixes in $BRANCHLOG_STORE", () => {
+  it("a prefix of a session held in a SQLite store opens it through its reference", async () => {
+    const db = join(home, "team.db")
+    const source = put(join(home, "to-copy"), "s.jsonl", session("9999abcd-0000", project, 2, "in the database"))
+    const copied = await runProcess(["copy", source, `sqlite:${db}`, "--json"], { env })
+    expect(copied.code, copied.stderr).toBe(0)
+    const withStore = { ...env, BRANCHLOG_STORE: `sqlite:${db}` }
+    const outcome = await runProcess(["show", "9999ab"], { cwd: other, env: withStore })
+    expect(outcome.code, outcome.stderr).toBe(0)
+    expect(outcome.stdout).toContain("in the database")
+    const info = JSON.parse((await runProcess(["info", "9999ab", "--json"], { cwd: other, env: withStore })).stdout)
+    expect(info.id).toBe("9999abcd-0000")
+    // without the store, the prefix names nothing
+    expect((await run(["show", "9999ab"])).code).toBe(1)
+  })
+})
+
 describe("the default folders in ls", () => {
   it("ls lists branchlog's, pi's and OpenClaw's sessions of the working folder, newest first, writing nothing into theirs", async () => {
     const listed = JSON.parse((await run(["ls", "--json"])).stdout) as Array<{ id: string; path: string }>
