@@ -98,6 +98,9 @@ describe("continue and --last", () => {
     expect(outcome.stderr).toContain(`no session for ${empty}`)
     expect(outcome.stderr).toContain(join(".pi", "agent", "sessions", enc(empty)))
     expect((await run(["show", "--last", ownFile])).code).toBe(2)
+    const none = await run(["show"])
+    expect(none.code).toBe(2)
+    expect(none.stderr).toContain("a session is needed: FILE, a session id (prefix), or --last")
   })
 })
 
