@@ -79,6 +79,12 @@ describe("--help", () => {
     expect(shown.stdout).toMatch(/^  branchlog show ef958aa1 +by id prefix$/m)
     expect((await runProcess(["help", "show"], { env })).stdout).toBe(shown.stdout)
     expect((await runProcess(["show", "-h"], { env })).stdout).toBe(shown.stdout)
+    // what the descriptors hold: value names, choices and defaults
+    const run = (await runProcess(["run", "--help"], { env })).stdout
+    expect(run).toMatch(/^  --max-retries N +retries of a model call .*\(default: 4\)/ms)
+    expect(run).toMatch(/^  --model scripted\|openai-compatible/m)
+    expect(run).toMatch(/^  PROMPT\b/m)
+    expect((await runProcess(["fsck", "--help"], { env })).stdout).toMatch(/^  FILE\|DIR\.\.\. +session files/m)
     const narrow = await runProcess(["import", "--help"], { env: { COLUMNS: "60" } })
     expect(Math.max(...narrow.stdout.trimEnd().split("\n").map((line) => line.length))).toBeLessThanOrEqual(60)
   })
