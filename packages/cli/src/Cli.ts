@@ -21,6 +21,7 @@ import { createRequire } from "node:module"
 import { describeError, ExitCode, exitCodeOf, UsageError } from "./CliError.js"
 import type { CliCommand, Requirements } from "./internal/command.js"
 import { noIndex as noIndexRef, parseGlobals, verbose as verboseRef, withLockTimeout } from "./internal/globals.js"
+import * as Help from "./internal/help.js"
 import { stderrLogger } from "./internal/logger.js"
 import * as Output from "./internal/output.js"
 
@@ -36,7 +37,8 @@ const subcommands: ReadonlyArray<readonly [name: string, load: () => Promise<Cli
   ["info", () => import("./commands/read.js").then((m) => m.info)],
   ["tree", () => import("./commands/read.js").then((m) => m.tree)],
   ["context", () => import("./commands/read.js").then((m) => m.context)],
-  ["show", () => import("./commands/read.js").then((m) => m.show)],
+  ["show", () => import("./commands/show.js").then((m) => m.show)],
+  ["continue", () => import("./commands/show.js").then((m) => m.continueCommand)],
   ["branch", () => import("./commands/write.js").then((m) => m.branch)],
   ["label", () => import("./commands/write.js").then((m) => m.label)],
   ["name", () => import("./commands/write.js").then((m) => m.name)],
@@ -100,8 +102,11 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
     Output.note(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`).pipe(
       Effect.as(exitCodeOf(error))
     )
+  const help = globals.error === undefined ? Help.request(globals.args) : undefined
   const program = globals.error !== undefined
     ? report(new UsageError({ detail: globals.error }))
+    : help !== undefined
+    ? printHelp(help.command)
     : Effect.promise(() => load(globals.args)).pipe(
       Effect.flatMap((commands) => cliOf(commands)([...argv.slice(0, 2), ...globals.args])),
       withLockTimeout(globals.lockTimeoutMs),
@@ -124,6 +129,19 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
     Effect.locally(noIndexRef, globals.noIndex)
   )
 }
+
+/** Prints the overview, or one command's help (an unknown name: the overview, and exit 2). */
+const printHelp = (name: string | undefined): Effect.Effect<number> =>
+  Effect.promise(() => load(name === undefined ? [] : [name])).pipe(
+    Effect.flatMap((commands) => {
+      const known = name === undefined ? undefined : subcommands.findIndex(([n]) => n === name)
+      if (known !== undefined && known !== -1) return Effect.as(Output.lines([Help.commandHelp(commands[0]!)]), 0)
+      return Effect.zipRight(
+        name === undefined ? Effect.void : Output.note(`branchlog: no command ${JSON.stringify(name)}`),
+        Effect.as(Output.lines([Help.overview(commands, version)]), name === undefined ? 0 : ExitCode.usage as number)
+      )
+    })
+  )
 
 /** @effect/cli's parse errors (it has printed them itself). */
 const isValidation = (error: unknown): boolean => {

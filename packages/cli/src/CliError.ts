@@ -65,10 +65,44 @@ export class TurnFailed extends Schema.TaggedError<TurnFailed>()("TurnFailed", {
   }
 }
 
+/** A session id prefix that names several sessions: the candidates are listed (exit 2). */
+export class AmbiguousSession extends Schema.TaggedError<AmbiguousSession>()("AmbiguousSession", {
+  prefix: Schema.String,
+  candidates: Schema.Array(Schema.Struct({ id: Schema.String, path: Schema.String }))
+}) {
+  override get message(): string {
+    return `${this.prefix}: ambiguous session id prefix, ${this.candidates.length} sessions match: ${
+      this.candidates.map((c) => `${c.id} (${c.path})`).join(", ")
+    }`
+  }
+}
+
+/** No session file, and no session whose id starts with the text, in the folders searched. */
+export class NoSuchSession extends Schema.TaggedError<NoSuchSession>()("NoSuchSession", {
+  prefix: Schema.String,
+  searched: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `${this.prefix}: no such file, and no session id starts with it (searched ${
+      this.searched.length === 0 ? "nothing" : this.searched.join(", ")
+    })`
+  }
+}
+
+/** `continue` / `--last` found no session for the working folder. */
+export class NoRecentSession extends Schema.TaggedError<NoRecentSession>()("NoRecentSession", {
+  cwd: Schema.String,
+  searched: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `no session for ${this.cwd} (searched ${this.searched.join(", ")})`
+  }
+}
+
 /** The exit code an error of the command maps to (a usage error, or a session reference no store here serves: usage). */
 export const exitCodeOf = (error: unknown): number =>
   typeof error === "object" && error !== null && "_tag" in error &&
-    (error._tag === "UsageError" || error._tag === "InvalidSessionRefError" ||
+    (error._tag === "UsageError" || error._tag === "InvalidSessionRefError" || error._tag === "AmbiguousSession" ||
       error._tag === "UnsupportedSessionRefError")
     ? ExitCode.usage
     : ExitCode.failure

@@ -30,9 +30,9 @@ describe("the executable", () => {
         "export"
       ]
     ) {
-      expect(outcome.stdout).toContain(`- ${command}`)
+      expect(outcome.stdout).toMatch(new RegExp(`^  ${command} `, "m"))
     }
-    expect(outcome.stdout).toContain(
+    expect(outcome.stdout.replace(/\s+/g, " ")).toContain(
       "Exit codes: 0 success; 1 problems found (fsck) or an operation failed; 2 a usage error."
     )
   })

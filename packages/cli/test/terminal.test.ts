@@ -62,7 +62,8 @@ const commands: ReadonlyArray<
   { args: () => ["tree", file], shows: "␛]52;c;" },
   { args: () => ["show", file], shows: "␛]52;c;" },
   { args: () => ["context", file], shows: "␛]52;c;" },
-  { args: () => ["context", file, "--llm"], shows: "␛]52;c;" },
+  // --llm prints JSON: escaped as JSON escapes it
+  { args: () => ["context", file, "--llm"], shows: "\\u001b]52;c;" },
   { args: () => ["info", file], shows: "␛]0;t␇session-id" },
   { args: () => ["ls", "--dir", sessions], shows: "␛]0;t␇" },
   { args: () => ["fsck", damaged], shows: "gone␛]52;c;eA==␇", code: 1 },

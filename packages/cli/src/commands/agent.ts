@@ -18,6 +18,7 @@ import * as Globals from "../internal/globals.js"
 import * as Output from "../internal/output.js"
 import { messageLine } from "../internal/summary.js"
 import * as TreeText from "../internal/treeText.js"
+import * as Width from "../internal/width.js"
 
 /**
  * The agent runtime, imported when `demo` or `run` runs (it brings the OpenAI provider and an
@@ -104,7 +105,7 @@ export const demo: CliCommand = Command.make(
       yield* Output.lines([
         "",
         "tree of the demo session (* current path):",
-        ...TreeText.render(original.getState(), { style: Output.stdoutStyle(), width: 70 }),
+        ...TreeText.render(original.getState(), { style: Output.stdoutStyle(), columns: Width.columns() }),
         "",
         `context at the leaf (${context.messages.length} messages, model ${context.model?.provider}/${context.model?.modelId}, thinking ${context.thinkingLevel}):`,
         ...context.messages.map((message) => `  ${messageLine(message, 90)}`),
@@ -185,9 +186,10 @@ export const run: CliCommand = Command.make(
     retryBudget: Options.integer("retry-budget").pipe(
       Options.withDefault(60_000),
       Options.withDescription("the most waiting across the retries of one call, in ms")
-    )
+    ),
+    json: Options.boolean("json").pipe(Options.withDescription("print JSON: the session and the turn's messages"))
   },
-  ({ apiKey, apiUrl, full, maxRetries, model, modelId, prompt, retryBudget, retryDelay, session }) =>
+  ({ apiKey, apiUrl, full, json, maxRetries, model, modelId, prompt, retryBudget, retryDelay, session }) =>
     Effect.gen(function*() {
       const { AgentSession, BuiltinTools, ModelRegistry, OpenAiCompatible, ScriptedModel, ToolRegistry, Workspace } =
         yield* agentRuntime
@@ -253,14 +255,23 @@ export const run: CliCommand = Command.make(
       const result = yield* turn.pipe(Effect.provide(languageModel))
       yield* sm.flush()
       const shown = result.messages[0]?.role === "bashExecution" ? result.messages : result.messages.slice(1)
-      yield* Output.lines([
-        ...shown.flatMap((message) =>
-          message.role === "bashExecution"
-            ? bashLines(message as AgentMessage.BashExecutionMessage)
-            : [messageLine(message, 200)]
-        ),
-        `session file: ${sm.getSessionFile()}`
-      ])
+      const width = Width.columns()
+      yield* (json ?
+        Output.json({
+          file: sm.getSessionFile() ?? null,
+          sessionId: sm.getSessionId(),
+          leafId: sm.getLeafId(),
+          messages: result.messages,
+          errorMessage: result.errorMessage ?? null
+        }) :
+        Output.lines([
+          ...shown.flatMap((message) =>
+            message.role === "bashExecution"
+              ? bashLines(message as AgentMessage.BashExecutionMessage)
+              : [Width.fit(messageLine(message, width), width)]
+          ),
+          `session file: ${sm.getSessionFile()}`
+        ]))
       if (result.errorMessage !== undefined) {
         const path = sm.getSessionFile()
         return yield* new TurnFailed({ detail: result.errorMessage, ...(path === undefined ? {} : { path }) })

@@ -135,8 +135,8 @@ const beside = (file: string, path: string) => (dirname(path) === dirname(file) 
 /** `branchlog repair FILE`: backup, then fix what can be fixed without losing data (the library's `Repair.repair`). */
 export const repair: CliCommand = Command.make(
   "repair",
-  { file: Args.text({ name: "FILE" }) },
-  ({ file }) =>
+  { file: Args.text({ name: "FILE" }).pipe(Args.withDescription("a session file")), json },
+  ({ file, json }) =>
     TranscriptLock.TranscriptLock.pipe(
       Effect.flatMap((lock) =>
         // the CLI's test that the file exists runs under the lock, as before; the library's repair re-enters it
@@ -145,6 +145,29 @@ export const repair: CliCommand = Command.make(
           Effect.gen(function*() {
             yield* requireFile(file)
             const outcome = yield* Repair.repair(file, { cwd: process.cwd() })
+            if (json) {
+              return yield* Output.json(
+                outcome._tag === "NothingToRepair"
+                  ? {
+                    file,
+                    repaired: false,
+                    backup: null,
+                    fixed: [],
+                    headerCreated: false,
+                    moved: 0,
+                    removedLines: null
+                  }
+                  : {
+                    file,
+                    repaired: true,
+                    backup: outcome.backup ?? null,
+                    fixed: outcome.fixed.map((f) => printed(file, f)),
+                    headerCreated: outcome.header._tag === "Created",
+                    moved: outcome.moved,
+                    removedLines: outcome.removedLines ?? null
+                  }
+              )
+            }
             if (outcome._tag === "NothingToRepair") return yield* Output.lines([`${file}: nothing to repair`])
             const here = (yield* TranscriptFile.TranscriptFile).resolve(file)
             yield* Output.lines([
@@ -167,31 +190,56 @@ export const repair: CliCommand = Command.make(
   )
 )
 
+/** What `migrate --json` prints for each file (an array, one per file). */
+export interface MigrateJson {
+  readonly file: string
+  readonly from: number | null
+  readonly to: number | null
+  readonly migrated: boolean
+  readonly backups: ReadonlyArray<string>
+  /** Why the file was passed over (a FIFO in a folder). */
+  readonly note?: string
+}
+
 /** `branchlog migrate FILE|DIR...`: older versions to the current one, with backups. */
-export const migrate: CliCommand = Command.make("migrate", { paths }, ({ paths }) =>
-  Effect.gen(function*() {
-    const out: Array<string> = []
-    const { files, inFolder } = yield* expand(paths)
-    for (const file of files) {
-      const scanned = yield* scanExpanded(file, inFolder)
-      if (!("found" in scanned)) {
-        out.push(`${file}: ${scanned.passedOver.message}`)
-        continue
+export const migrate: CliCommand = Command.make(
+  "migrate",
+  { paths, json },
+  ({ json, paths }) =>
+    Effect.gen(function*() {
+      const out: Array<string> = []
+      const results: Array<MigrateJson> = []
+      const { files, inFolder } = yield* expand(paths)
+      for (const file of files) {
+        const scanned = yield* scanExpanded(file, inFolder)
+        if (!("found" in scanned)) {
+          out.push(`${file}: ${scanned.passedOver.message}`)
+          results.push({ file, from: null, to: null, migrated: false, backups: [], note: scanned.passedOver.message })
+          continue
+        }
+        const { found } = scanned
+        if (found.version === undefined || found.version >= Entry.CURRENT_SESSION_VERSION) {
+          out.push(`${file}: version ${found.version ?? "?"}, nothing to do`)
+          results.push({ file, from: found.version ?? null, to: found.version ?? null, migrated: false, backups: [] })
+          continue
+        }
+        const session = yield* SessionManager.open(file, undefined, undefined, { cache: false })
+        const report = session.loadReport()
+        results.push({
+          file,
+          from: found.version,
+          to: Entry.CURRENT_SESSION_VERSION,
+          migrated: true,
+          backups: [...report.backups]
+        })
+        out.push(
+          `${file}: migrated from version ${found.version} to ${Entry.CURRENT_SESSION_VERSION}${
+            report.backups.length > 0 ? ` (backup: ${report.backups.map((b) => basename(b)).join(", ")})` : ""
+          }`
+        )
       }
-      const { found } = scanned
-      if (found.version === undefined || found.version >= Entry.CURRENT_SESSION_VERSION) {
-        out.push(`${file}: version ${found.version ?? "?"}, nothing to do`)
-        continue
-      }
-      const session = yield* SessionManager.open(file, undefined, undefined, { cache: false })
-      const report = session.loadReport()
-      out.push(
-        `${file}: migrated from version ${found.version} to ${Entry.CURRENT_SESSION_VERSION}${
-          report.backups.length > 0 ? ` (backup: ${report.backups.map((b) => basename(b)).join(", ")})` : ""
-        }`
-      )
-    }
-    yield* Output.lines(out)
-  })).pipe(
-    Command.withDescription("Migrate session files of older versions to the current one, keeping a backup of each.")
-  )
+      yield* (json ? Output.json(results) : Output.lines(out))
+    })
+).pipe(
+  Command.withDescription("Migrate session files of older versions to the current one, keeping a backup of each.")
+)

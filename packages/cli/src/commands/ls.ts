@@ -6,9 +6,11 @@ import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { CliCommand } from "../internal/command.js"
+import * as Folders from "../internal/folders.js"
 import * as Output from "../internal/output.js"
 import { progressBar } from "../internal/progress.js"
 import { oneLine } from "../internal/summary.js"
+import * as Width from "../internal/width.js"
 import { storeOption } from "./stores.js"
 
 /** `branchlog ls [--cwd DIR | --dir SESSION_DIR | --all | --store STORE] [--json]`. */
@@ -16,12 +18,16 @@ export const ls: CliCommand = Command.make(
   "ls",
   {
     cwd: Options.text("cwd").pipe(
-      Options.withDescription("the sessions of this working folder (default: the current one)"),
+      Options.withDescription(
+        "the sessions of this working folder (default: the current one) in branchlog's, pi's and OpenClaw's folders"
+      ),
       Options.optional
     ),
     dir: Options.text("dir").pipe(Options.withDescription("the sessions in this folder"), Options.optional),
     all: Options.boolean("all").pipe(
-      Options.withDescription("every session under the agent folder ($BRANCHLOG_AGENT_DIR, default ~/.branchlog/agent)")
+      Options.withDescription(
+        "every session of branchlog's, pi's and OpenClaw's folders ($BRANCHLOG_AGENT_DIR, $PI_CODING_AGENT_DIR, ~/.openclaw)"
+      )
     ),
     store: storeOption,
     json: Options.boolean("json").pipe(Options.withDescription("print JSON"))
@@ -45,12 +51,10 @@ export const ls: CliCommand = Command.make(
           ))
         : Effect.map(
           all
-            ? SessionCatalog.listAll(bar.update)
-            : SessionCatalog.list(
-              Option.getOrElse(cwd, () => process.cwd()),
-              Option.getOrUndefined(dir),
-              bar.update
-            ),
+            ? Folders.listEverything(bar.update)
+            : Option.isSome(dir)
+            ? SessionCatalog.list(Option.getOrElse(cwd, () => process.cwd()), dir.value, bar.update)
+            : Folders.listCwd(Option.getOrElse(cwd, () => process.cwd()), bar.update),
           (found) => found.map((info) => ({ info, ref: info.path }))
         )
       const sessions = yield* listing.pipe(Effect.ensuring(Effect.sync(bar.end)))
@@ -67,11 +71,12 @@ export const ls: CliCommand = Command.make(
       }
       if (sessions.length === 0) return yield* Output.note("no sessions")
       const style = Output.stdoutStyle()
+      const width = Width.remaining(16 + 2 + 10 + 2 + 13 + 2)
       yield* Output.lines(sessions.map(({ info: s, ref }) =>
         `${style.dim(s.modified.toISOString().slice(0, 16).replace("T", " "))}  ${
           String(s.messageCount).padStart(5)
-        } msgs  ${s.id.slice(0, 13)}  ${s.name === undefined ? "" : `${style.bold(s.name)}  `}${
-          oneLine(s.firstMessage, 60)
+        } msgs  ${s.id.slice(0, 13).padEnd(13)}  ${s.name === undefined ? "" : `${style.bold(s.name)}  `}${
+          oneLine(s.firstMessage, Math.max(10, width - (s.name === undefined ? 0 : s.name.length + 2)))
         }\n${style.dim(`  ${ref}`)}`
       ))
     })

@@ -18,6 +18,7 @@ const file = Args.text({ name: "FILE" }).pipe(
   Args.withDescription("a session file (.jsonl) or reference (sqlite:PATH#ID, postgres://…#ID)")
 )
 const id = Args.text({ name: "ID" }).pipe(Args.withDescription("an entry id"))
+const json = Options.boolean("json").pipe(Options.withDescription("print JSON (stable shapes, for scripts)"))
 
 /** `branchlog branch FILE ID [--summary TEXT]`: move the leaf (persisted as a leaf-control row). */
 export const branch: CliCommand = Command.make(
@@ -28,19 +29,22 @@ export const branch: CliCommand = Command.make(
     summary: Options.text("summary").pipe(
       Options.withDescription("also append a branch summary of the branch being left, at ID"),
       Options.optional
-    )
+    ),
+    json
   },
-  ({ file, id, summary }) =>
+  ({ file, id, json, summary }) =>
     Effect.gen(function*() {
       const session = yield* openWritable(file)
       yield* requireEntry(session, file, id)
       if (Option.isSome(summary)) {
         const summaryId = yield* session.branchWithSummary(id, summary.value)
         yield* session.flush()
+        if (json) return yield* Output.json({ file, leafId: summaryId, branchedFrom: id, summaryId })
         return yield* Output.lines([`leaf moved to ${id}; branch summary ${summaryId} appended there`])
       }
       yield* session.branch(id)
       yield* session.flush()
+      if (json) return yield* Output.json({ file, leafId: id, branchedFrom: id, summaryId: null })
       yield* Output.lines([`leaf moved to ${id}`])
     })
 ).pipe(Command.withDescription("Move the session's leaf to an entry (the position is written to the file)."))
@@ -51,15 +55,17 @@ export const label: CliCommand = Command.make(
   {
     file,
     id,
-    label: Args.text({ name: "LABEL" }).pipe(Args.withDescription("the label (none clears it)"), Args.optional)
+    label: Args.text({ name: "LABEL" }).pipe(Args.withDescription("the label (none clears it)"), Args.optional),
+    json
   },
-  ({ file, id, label }) =>
+  ({ file, id, json, label }) =>
     Effect.gen(function*() {
       const session = yield* openWritable(file)
       yield* requireEntry(session, file, id)
       const text = Option.getOrUndefined(label)
-      yield* session.appendLabelChange(id, text)
+      const entryId = yield* session.appendLabelChange(id, text)
       yield* session.flush()
+      if (json) return yield* Output.json({ file, targetId: id, label: text || null, entryId })
       yield* Output.lines([text ? `labelled ${id} "${text}"` : `cleared the label of ${id}`])
     })
 ).pipe(Command.withDescription("Label an entry; with no LABEL, clear its label."))
@@ -67,12 +73,13 @@ export const label: CliCommand = Command.make(
 /** `branchlog name FILE NAME`: set the session's display name. */
 export const name: CliCommand = Command.make(
   "name",
-  { file, name: Args.text({ name: "NAME" }).pipe(Args.withDescription("the session's name (trimmed)")) },
-  ({ file, name }) =>
+  { file, name: Args.text({ name: "NAME" }).pipe(Args.withDescription("the session's name (trimmed)")), json },
+  ({ file, json, name }) =>
     Effect.gen(function*() {
       const session = yield* openWritable(file)
-      yield* session.appendSessionInfo(name)
+      const entryId = yield* session.appendSessionInfo(name)
       yield* session.flush()
+      if (json) return yield* Output.json({ file, name: name.trim() === "" ? null : name.trim(), entryId })
       yield* Output.lines([name.trim() === "" ? "cleared the session name" : `named the session "${name.trim()}"`])
     })
 ).pipe(Command.withDescription("Set the session's name (an empty name clears it)."))
@@ -83,21 +90,29 @@ export const fork: CliCommand = Command.make(
   {
     file,
     from: Options.text("from").pipe(Options.withDescription("fork the path up to this entry only"), Options.optional),
-    cwd: Options.text("cwd").pipe(Options.withDescription("the new session's working folder"), Options.optional)
+    cwd: Options.text("cwd").pipe(Options.withDescription("the new session's working folder"), Options.optional),
+    json
   },
-  ({ file, from, cwd }) =>
+  ({ cwd, file, from, json }) =>
     Effect.gen(function*() {
       yield* requireFile(file)
-      if (Option.isNone(from)) {
-        const forked = yield* SessionManager.forkFrom(file, Option.getOrUndefined(cwd))
-        return yield* Output.lines([forked.getSessionFile() ?? ""])
-      }
+      const print = (forked: SessionManager.SessionManager) =>
+        json
+          ? Output.json({
+            from: file,
+            to: forked.getSessionFile() ?? null,
+            sessionId: forked.getSessionId(),
+            cwd: forked.getHeader()?.cwd ?? null,
+            leafId: forked.getLeafId()
+          })
+          : Output.lines([forked.getSessionFile() ?? ""])
+      if (Option.isNone(from)) return yield* print(yield* SessionManager.forkFrom(file, Option.getOrUndefined(cwd)))
       const session = yield* openWritable(file)
       yield* requireEntry(session, file, from.value)
       yield* session.createBranchedSession(from.value)
       if (Option.isSome(cwd)) yield* session.setIdentity({ sessionId: session.getSessionId(), cwd: cwd.value })
       yield* session.flush()
-      yield* Output.lines([session.getSessionFile() ?? ""])
+      yield* print(session)
     })
 ).pipe(
   Command.withDescription(
@@ -147,10 +162,11 @@ const lineReader = (stdin: Context.Tag.Service<typeof Stdin>) => {
  */
 export const append: CliCommand = Command.make("append", {
   file,
+  json,
   full: Options.boolean("full").pipe(
     Options.withDescription("read the whole session first (default: only the active path, through the sidecar index)")
   )
-}, ({ file, full }) =>
+}, ({ file, full, json }) =>
   Effect.gen(function*() {
     const input = lineReader(yield* Stdin)
     const session = full
@@ -205,6 +221,7 @@ export const append: CliCommand = Command.make("append", {
       yield* write(batch)
     }
     yield* session.flush()
+    if (json) return yield* Output.json({ file, appended, leafId: session.getLeafId() })
     yield* Output.note(`${file}: appended ${appended} entries`)
   })).pipe(
     Command.withDescription(

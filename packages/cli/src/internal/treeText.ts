@@ -10,17 +10,24 @@ import { Tree } from "@branchlog/session-core"
 import type { SessionState } from "@branchlog/session-core"
 import type { Style } from "./style.js"
 import { entryLine } from "./summary.js"
+import { fit } from "./width.js"
 
 /** Options of the rendering. */
 export interface TreeTextOptions {
   readonly style: Style
   /** Runs longer than this are folded (default 12). */
   readonly foldAfter?: number
-  /** Width of each entry's text (default 72). */
+  /** Width of each entry's text (default 72), when `columns` is not given. */
   readonly width?: number
+  /** The width of a whole line: each entry's text gets what its indentation, id, label and leaf mark leave (at least 16). */
+  readonly columns?: number
   /** Branch nesting drawn with indentation; deeper levels are numbered instead (default 24). */
   readonly maxDepth?: number
 }
+
+/** The columns a text takes on a terminal (its colour codes take none). */
+
+const visible = (text: string): number => text.replace(/\u001b\[[0-9;]*m/g, "").length
 
 type Item = {
   readonly node: Tree.TreeNode
@@ -42,7 +49,11 @@ export const render = (state: SessionState.SessionState, options: TreeTextOption
     const marker = onPath.has(id) ? style.green("*") : " "
     const label = node.label === undefined ? "" : ` ${style.yellow(`[${node.label}]`)}`
     const leaf = id === state.leafId ? ` ${style.green("◀ leaf")}` : ""
-    lines.push(`${prefix}${glyph}${marker} ${style.dim(id)} ${entryLine(node.entry, width)}${label}${leaf}`)
+    const head = `${prefix}${glyph}${marker} ${style.dim(id)} `
+    const room = options.columns === undefined
+      ? width
+      : Math.max(16, options.columns - visible(head) - visible(label) - visible(leaf))
+    lines.push(`${head}${fit(entryLine(node.entry, room), room)}${label}${leaf}`)
   }
   const keep = (node: Tree.TreeNode) => node.entry.id === state.leafId || node.children.length !== 1
   const roots = Tree.getTree(state)

@@ -100,3 +100,16 @@ export const runProcess = (
     child.stdin.end(options.input ?? "")
   })
 }
+
+/**
+ * A `--json` answer as the reference fixtures give it: `info`'s without the CLI's `usage` totals
+ * (checked on their own in daily.test.ts), the others as they are.
+ */
+export const referenceShape = (section: string, answer: any): unknown => {
+  if (section !== "info" || typeof answer !== "object" || answer === null) return answer
+  const { usage, ...rest } = answer
+  if (typeof usage?.all?.totalTokens !== "number") {
+    throw new Error(`info --json has no usage totals: ${JSON.stringify(answer)}`)
+  }
+  return rest
+}
