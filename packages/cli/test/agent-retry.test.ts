@@ -216,7 +216,8 @@ describe("sub-agent sessions on disk (real process)", () => {
       }).pipe(Effect.provide(SessionStore.layerNode))
     )
     expect(readdirSync(dir).filter((n) => n.endsWith(".jsonl"))).toHaveLength(3)
-    const tree = await runProcess(["tree", parentFile])
+    // wide enough that the long temporary paths leave the first messages whole
+    const tree = await runProcess(["tree", parentFile], { env: { COLUMNS: "400" } })
     expect(tree.code, tree.stderr).toBe(0)
     const lines = tree.stdout.split("\n")
     const at = lines.indexOf("child sessions (sub-agents, forks):")

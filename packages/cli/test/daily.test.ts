@@ -160,8 +160,10 @@ describe("the default folders in ls", () => {
     const listed = JSON.parse((await run(["ls", "--json"])).stdout) as Array<{ id: string; path: string }>
     expect(listed.map((s) => s.id)).toEqual(["aaaa2222-0000", "cccc3333-0000", "aaaa1111-0000"])
     expect(listed.map((s) => s.path)).toEqual([piFile, gatewayFile, ownFile])
-    expect(readdirSync(piDir)).toEqual(["pi_aaaa2222-0000.jsonl"])
-    expect(readdirSync(gatewayDir).sort()).toEqual(["cccc3333-0000.jsonl", "dddd4444-0000.jsonl"])
+    // no catalog in theirs (a session's own sidecar index is there when a read command read it)
+    const sessionFiles = (dir: string) => readdirSync(dir).filter((n) => !n.endsWith(".jsonl.index")).sort()
+    expect(sessionFiles(piDir)).toEqual(["pi_aaaa2222-0000.jsonl"])
+    expect(sessionFiles(gatewayDir)).toEqual(["cccc3333-0000.jsonl", "dddd4444-0000.jsonl"])
   })
 
   it("ls --all lists every session of every folder", async () => {
