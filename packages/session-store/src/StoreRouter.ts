@@ -102,6 +102,12 @@ export const make = (
             : store.loadActive(ref, options)),
       changes: (ref, cursor) => Effect.flatMap(byRef(ref), (store) => store.changes(ref, cursor)),
       exclusive: (ref, use, options) => Effect.flatMap(byRef(ref), (store) => store.exclusive(ref, use, options)),
+      // the one-step append is synchronous: the default store's is forwarded as it is; a driver's
+      // store is made by an effect, so its references answer `undefined` (the caller takes the hold)
+      ...(fallback.unsafeAppendLocked === undefined ? {} : {
+        unsafeAppendLocked: (fiber, ref, cursor, rows, options) =>
+          routeOfRef(ref) === home ? fallback.unsafeAppendLocked!(fiber, ref, cursor, rows, options) : undefined
+      }),
       list: (query) => Effect.flatMap(byLocation(query.location).store, (store) => store.list(query)),
       mostRecent: (location) => Effect.flatMap(byLocation(location).store, (store) => store.mostRecent(location)),
       remove: (ref) => Effect.flatMap(byRef(ref), (store) => store.remove(ref)),

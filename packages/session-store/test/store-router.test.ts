@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { mkdtempSync, readdirSync, rmSync } from "node:fs"
@@ -19,6 +20,7 @@ import * as SessionManager from "../src/SessionManager.js"
 import * as SessionRef from "../src/SessionRef.js"
 import * as StoreRouter from "../src/StoreRouter.js"
 import * as StoreRows from "../src/StoreRows.js"
+import { TranscriptLock } from "../src/TranscriptLock.js"
 import { TranscriptStore } from "../src/TranscriptStore.js"
 
 const temp = mkdtempSync(path.join(tmpdir(), "branchlog-router-"))
@@ -127,4 +129,44 @@ describe("StoreRouter", () => {
       )
       expect(router.resolveLocation("./plain")).toBe("./plain")
     }))))
+
+  it.live("forwards the files' one-step append (the CLI's fast path); a driver's reference answers undefined: take the hold", () => {
+    // which path ran, seen through the lock: one-step takes (`fast`) and holds taken as an effect
+    const counts = { fast: 0, slow: 0 }
+    const counting = Effect.updateService(TranscriptLock, (lock) => ({
+      ...lock,
+      withLock: <A, E, R>(
+        file: string,
+        effect: Effect.Effect<A, E, R>,
+        options?: Parameters<typeof lock.withLock>[2]
+      ) => {
+        counts.slow += 1
+        return lock.withLock(file, effect, options)
+      },
+      unsafeTryLock: (fiber: Parameters<NonNullable<typeof lock.unsafeTryLock>>[0], file: string, options?: object) => {
+        const release = lock.unsafeTryLock?.(fiber, file, options)
+        if (release !== undefined) counts.fast += 1
+        return release
+      }
+    }))
+    return Effect.gen(function*() {
+      const sm = yield* SessionManager.create("/work", mkdtempSync(path.join(temp, "fast-")), { eagerFlush: true })
+      yield* sm.appendMessage({ role: "user", content: "1", timestamp: 1 })
+      const before = { ...counts }
+      yield* sm.appendMessage({ role: "user", content: "2", timestamp: 2 })
+      yield* sm.appendMessage({ role: "user", content: "3", timestamp: 3 })
+      expect(counts.fast - before.fast).toBe(2)
+      expect(counts.slow - before.slow).toBe(0)
+      const reread = yield* SessionManager.open(sm.getSessionFile()!, undefined, undefined, { readOnly: true })
+      expect(reread.getEntries().length).toBe(3)
+      // a driver's reference: no one step at once, the hold is taken
+      const store = yield* TranscriptStore
+      const fiber = Option.getOrThrow(Fiber.getCurrentFiber())
+      const memory = SessionRef.memory("memory:/team", "s")
+      expect(store.unsafeAppendLocked!(fiber, memory, undefined as never, () => [])).toBeUndefined()
+      // over a store without the path, the router has none either
+      const bare = yield* StoreRouter.make(yield* MemoryStore.make(), [])
+      expect(bare.unsafeAppendLocked).toBeUndefined()
+    }).pipe(Effect.scoped, counting, Effect.provide(layerWith({ count: 0 })))
+  })
 })
