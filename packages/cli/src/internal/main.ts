@@ -1,5 +1,5 @@
 /** Runs the command over the Node layers and sets the process's exit code (what `bin.ts` imports for every command line). */
-import { StoreRouter } from "@branchlog/session-store"
+import { SessionStore, StoreRouter } from "@branchlog/session-store"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
@@ -8,8 +8,22 @@ import * as Layer from "effect/Layer"
 import { run } from "../Cli.js"
 import * as Stdin from "../Stdin.js"
 import { driversFor } from "./drivers.js"
+import * as FileProgress from "./fileProgress.js"
 import { withPlainConsole } from "./plainConsole.js"
 import * as LazyTerminal from "./terminal.js"
+
+/**
+ * The file-level services over node:fs; on a terminal and without `--json`, their whole-file
+ * reads report on a progress line (`BRANCHLOG_PROGRESS_AFTER_MS`: after how long, default 1 s).
+ */
+const filesLayer = (argv: ReadonlyArray<string>) => {
+  if (process.stderr.isTTY !== true || argv.includes("--json")) return SessionStore.layerFilesNode
+  const after = Number(process.env["BRANCHLOG_PROGRESS_AFTER_MS"])
+  return Layer.provideMerge(
+    FileProgress.layer(process.stderr, Number.isFinite(after) && after >= 0 ? after : undefined),
+    SessionStore.layerFilesNode
+  )
+}
 
 /** Runs `branchlog` for `argv` (as `process.argv`) in this process, until it ends. */
 export const main = (argv: ReadonlyArray<string>): void =>
@@ -23,7 +37,7 @@ export const main = (argv: ReadonlyArray<string>): void =>
         Layer.unwrapEffect(
           Effect.map(
             Effect.promise(() => driversFor(argv.slice(2), process.env["BRANCHLOG_STORE"])),
-            (drivers) => StoreRouter.layerNode(drivers)
+            (drivers) => Layer.provideMerge(StoreRouter.layerWith(drivers), filesLayer(argv))
           )
         ),
         Stdin.layerProcess
