@@ -27,7 +27,7 @@
  * hold against its one bucket of the id set (a read of a few hundred bytes); the row table is
  * written for tools and later uses, never needed.
  */
-import { crc32 } from "node:zlib"
+import { crc32 } from "../crc32.js"
 import type { CorruptReport } from "../../TranscriptStore.js"
 import { bucketsOf, filterOf } from "./idset.js"
 
