@@ -8,6 +8,9 @@
 /** The store driver the CLI loads (`kind: "Sqlite"`, `scheme: "sqlite:"`). */
 export * as Driver from "./Driver.js"
 
+/** Which SQLite library serves the databases (`node:sqlite` or better-sqlite3) and the error when neither loads. */
+export * as SqliteEngine from "./SqliteEngine.js"
+
 /** The `TranscriptStore` over SQLite: `make`, `layer`, references and locations. */
 export * as SqliteStore from "./SqliteStore.js"
 
