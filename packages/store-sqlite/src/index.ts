@@ -16,5 +16,7 @@ export * as SqliteStore from "./SqliteStore.js"
 
 export {
   /** The SQLite driver (`StoreRouter.Driver`). */
-  driver
+  driver,
+  /** `undefined` when `sqlite:` references can be served here, else what to install. */
+  unavailable
 } from "./Driver.js"
