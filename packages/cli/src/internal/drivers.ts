@@ -78,7 +78,11 @@ export const driversFor = async (
   loaded.forEach((result, i) => {
     const k = wanted[i]!
     if (typeof result !== "string") return drivers.push(result)
-    unserved.push({ scheme: k.schemes[0]!, fromEnvironment: !names(args, k), message: `${k.schemes[0]} references: ${result}` })
+    unserved.push({
+      scheme: k.schemes[0]!,
+      fromEnvironment: !names(args, k),
+      message: `${k.schemes[0]} references: ${result}`
+    })
   })
   return { drivers, unserved }
 }

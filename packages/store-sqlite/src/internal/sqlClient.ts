@@ -48,7 +48,9 @@ const connectionOf = (db: Database.Database): Connection => {
 }
 
 /** A client over a new connection to `filename` (WAL), closed with the scope. */
-export const make = (filename: string): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
+export const make = (
+  filename: string
+): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
       attempt("Failed to open the database", () => SqliteEngine.open(filename, {})),
