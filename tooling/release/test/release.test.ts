@@ -9,7 +9,16 @@
 //
 // Slow (installs from the registry, proxied through Verdaccio): each step has a wide timeout.
 import { nodeBinary } from "@branchlog/tooling/nodes"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { availableParallelism } from "node:os"
 import { dirname, join, resolve } from "node:path"
@@ -467,6 +476,8 @@ const cliCell = async (node: string, major: number) => {
   if (refused.status !== 2 || !refused.stderr.includes("better-sqlite3")) {
     throw new Error(`on Node ${major} without better-sqlite3: exit ${refused.status}, ${refused.stderr}`)
   }
+  const misrouted = readdirSync(dir).filter((name) => name.startsWith("sqlite"))
+  if (misrouted.length > 0) throw new Error(`refused, yet it made ${misrouted.join(", ")}`)
   for (const line of lines.slice(1).filter((l) => l.args.includes("--global"))) {
     await runOn(node, "npm", [...line.args, "--prefix", prefix], dir)
   }
