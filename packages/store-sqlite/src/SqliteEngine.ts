@@ -7,9 +7,6 @@
  *
  * @since 0.1.0
  */
-// eslint-disable-next-line @typescript-eslint/triple-slash-reference
-/// <reference path="./internal/better-sqlite3.d.ts" />
-import type Database from "better-sqlite3"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { createRequire } from "node:module"
@@ -36,13 +33,22 @@ export class SqliteUnavailableError extends Schema.TaggedError<SqliteUnavailable
   }
 }
 
-type Opener = (path: string, options: Database.Options) => Database.Database
+/** better-sqlite3's options of a new connection (what the store opens with, on either engine). */
+export interface OpenOptions {
+  readonly readonly?: boolean
+  readonly fileMustExist?: boolean
+  readonly timeout?: number
+}
+
+// a connection with better-sqlite3's API (typed in internal/better-sqlite3.d.ts, kept out of this
+// module's declarations: an app on node:sqlite has no better-sqlite3 to resolve them against)
+type Opener = (path: string, options: OpenOptions) => unknown
 
 let chosen: Either.Either<{ readonly engine: Engine; readonly open: Opener }, SqliteUnavailableError> | undefined
 
 const betterSqlite3 = (): Opener | string => {
   try {
-    const Ctor = createRequire(import.meta.url)("better-sqlite3") as typeof Database
+    const Ctor = createRequire(import.meta.url)("better-sqlite3") as new(path: string, options: OpenOptions) => unknown
     return (path, options) => new Ctor(path, options)
   } catch (error) {
     return `better-sqlite3: ${(error as Error).message.split("\n")[0]}`
@@ -76,8 +82,11 @@ const choose = () => {
 export const current = (): Either.Either<Engine, SqliteUnavailableError> =>
   Either.map(chosen ??= choose(), (c) => c.engine)
 
-/** Opens a database with the current engine (better-sqlite3's options); throws {@link SqliteUnavailableError}. */
-export const open = (path: string, options: Database.Options): Database.Database => {
+/**
+ * Opens a database with the current engine: a connection with better-sqlite3's API, whichever the
+ * engine (what the store itself uses); throws {@link SqliteUnavailableError}.
+ */
+export const open = (path: string, options: OpenOptions): unknown => {
   const c = chosen ??= choose()
   if (Either.isLeft(c)) throw c.left
   return c.right.open(path, options)

@@ -392,6 +392,10 @@ const effectPinned = onePatchBelow(effectPin)
 const typeCheckOnly = new Set(["store-postgres"])
 const firstMajor = Number(nodeVersions[0].split(".")[0])
 const timings: Array<string> = []
+const readmeTsconfig = JSON.stringify({
+  ...JSON.parse(appTsconfig),
+  compilerOptions: { ...JSON.parse(appTsconfig).compilerOptions, skipLibCheck: true }
+})
 
 /** npm's environment for one Node: its bin first on PATH, native builds against its headers. */
 const nodeEnv = (node: string, extra: Record<string, string> = {}) =>
@@ -446,7 +450,10 @@ const libraryCell = async (folder: string, node: string, major: number, pinned: 
   if (!pinned && !effect[0]!.version.startsWith("3.")) throw new Error(`effect ${effect[0]!.version}`)
   const examples = readmeExamples(readme)
   writeFiles(dir, examples)
-  writeFiles(dir, { "tsconfig.json": appTsconfig })
+  // an app's own tsconfig (skipLibCheck, as `tsc --init` writes it: vite's and @effect/sql-pg's
+  // declarations need DOM and @types/pg); this package's own declarations are checked with
+  // skipLibCheck off by the session-store app above
+  writeFiles(dir, { "tsconfig.json": readmeTsconfig })
   // the types are those of the same install on every Node: checked once (the first Node), emitted elsewhere
   const check = major === firstMajor ? [] : ["--noCheck"]
   await runOn(node, "node", [join(dir, "node_modules/typescript/bin/tsc"), "-p", ".", ...check], dir)

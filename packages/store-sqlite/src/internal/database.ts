@@ -42,7 +42,11 @@ export class Db {
   private listing!: Listing
 
   constructor(readonly path: string, readonly readOnly: boolean, private readonly busyTimeoutMs: number) {
-    this.handle = SqliteEngine.open(path, { readonly: readOnly, fileMustExist: readOnly, timeout: busyTimeoutMs })
+    this.handle = SqliteEngine.open(path, {
+      readonly: readOnly,
+      fileMustExist: readOnly,
+      timeout: busyTimeoutMs
+    }) as Database.Database
     // reads through a memory map: a search's lookups of rows spread over the file copy no pages
     this.handle.pragma(`mmap_size = ${MMAP_BYTES}`)
   }

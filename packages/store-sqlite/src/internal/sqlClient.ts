@@ -53,7 +53,7 @@ export const make = (
 ): Effect.Effect<SqlClient.SqlClient, SqlError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
     const db = yield* Effect.acquireRelease(
-      attempt("Failed to open the database", () => SqliteEngine.open(filename, {})),
+      attempt("Failed to open the database", () => SqliteEngine.open(filename, {}) as Database.Database),
       (db) => Effect.sync(() => db.close())
     )
     db.pragma("journal_mode = WAL")
