@@ -1,6 +1,7 @@
 /**
  * Which SQLite library serves the databases, chosen when the first database opens: Node's
- * built-in `node:sqlite` where the running Node has it (22.13 and later, 24), else the
+ * built-in `node:sqlite` where the running Node has it with FTS5 (Node 22.23 and 24 do; 22.13's has
+ * no FTS5), else the
  * `better-sqlite3` package (an optional peer: Node 20 needs it). `BRANCHLOG_SQLITE_ENGINE`
  * (`node:sqlite` or `better-sqlite3`) forces one. Neither: {@link SqliteUnavailableError}, saying
  * what to install.
@@ -20,7 +21,7 @@ export const ENV = "BRANCHLOG_SQLITE_ENGINE"
 
 /** What to do when no engine can be loaded: one line, for people. */
 export const INSTALL_HINT =
-  "install better-sqlite3 (`npm install better-sqlite3@^12`, or `npm install --global better-sqlite3@^12` beside a global branchlog) or run on Node 22.13 or later, which has node:sqlite"
+  "install better-sqlite3 (`npm install better-sqlite3@^12`, or `npm install --global better-sqlite3@^12` beside a global branchlog) or run on Node 24 (or a recent Node 22), whose node:sqlite has FTS5"
 
 /** No SQLite library can be loaded in this process: `reason` says why, the message what to install. */
 export class SqliteUnavailableError extends Schema.TaggedError<SqliteUnavailableError>()("SqliteUnavailableError", {
@@ -58,7 +59,7 @@ const betterSqlite3 = (): Opener | string => {
 const nodeSqlite = (): Opener | string => {
   const module = NodeSqlite.load()
   return module === undefined
-    ? "node:sqlite: not in this Node (22.13 or later has it)"
+    ? "node:sqlite: not in this Node, or without FTS5"
     : (path, options) => NodeSqlite.open(module, path, options)
 }
 

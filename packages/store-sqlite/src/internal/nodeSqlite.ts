@@ -1,8 +1,9 @@
 /**
- * Node's built-in `node:sqlite` (`DatabaseSync`, Node 22.13+ and 24) behind the part of
+ * Node's built-in `node:sqlite` (`DatabaseSync`, Node 22.13+ and 24; FTS5 in 24 and 22.23, not 22.13) behind the part of
  * better-sqlite3's API this package uses (`better-sqlite3.d.ts`): statements with `pluck` / `raw`,
  * `transaction(fn)` with `immediate` (nested: savepoints), `pragma`, the busy timeout. Loaded
- * synchronously on first use; `undefined` where the running Node has no `node:sqlite`.
+ * synchronously on first use; `undefined` where the running Node has no `node:sqlite`, or one
+ * without FTS5 (Node 22.13's).
  */
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./better-sqlite3.d.ts" />
@@ -28,7 +29,23 @@ type DatabaseSyncClass = new(path: string, options?: { readonly readOnly?: boole
 
 let loaded: { readonly DatabaseSync: DatabaseSyncClass } | null | undefined
 
-/** `node:sqlite`'s module, `undefined` where the running Node has none (its experimental warning not printed). */
+// the search index is FTS5, which the SQLite of some Nodes' node:sqlite lacks (22.13 has none)
+const hasFts5 = (DatabaseSync: DatabaseSyncClass): boolean => {
+  const db = new DatabaseSync(":memory:")
+  try {
+    db.exec("CREATE VIRTUAL TABLE temp.probe USING fts5(x)")
+    return true
+  } catch {
+    return false
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * `node:sqlite`'s module, `undefined` where the running Node has none, or one whose SQLite has no
+ * FTS5 (its experimental warning not printed).
+ */
 export const load = (): { readonly DatabaseSync: DatabaseSyncClass } | undefined => {
   if (loaded !== undefined) return loaded ?? undefined
   const emit = process.emitWarning
@@ -39,7 +56,9 @@ export const load = (): { readonly DatabaseSync: DatabaseSyncClass } | undefined
   } as typeof process.emitWarning
   try {
     const module = createRequire(import.meta.url)("node:sqlite") as { readonly DatabaseSync?: DatabaseSyncClass }
-    loaded = typeof module.DatabaseSync === "function" ? { DatabaseSync: module.DatabaseSync } : null
+    loaded = typeof module.DatabaseSync === "function" && hasFts5(module.DatabaseSync)
+      ? { DatabaseSync: module.DatabaseSync }
+      : null
   } catch {
     loaded = null
   } finally {
