@@ -1,7 +1,7 @@
 /**
  * The SQLite backend of `TranscriptStore`: every `sqlite:PATH#ID` session in one embedded
- * database per path (better-sqlite3 12 under `@effect/sql-sqlite-node`, whose migrator creates
- * the schema). A session's rows keep their text byte for byte (opaque, corrupt and blank rows,
+ * database per path (Node's `node:sqlite` where the running Node has it, else better-sqlite3 12:
+ * `SqliteEngine`; `@effect/sql`'s migrator creates the schema). A session's rows keep their text byte for byte (opaque, corrupt and blank rows,
  * CRLF, a BOM, a torn last line), so it moves to a JSONL file and back unchanged; a `sessions`
  * table keeps each session's listing summary current on every write (a listing never reads rows),
  * and an FTS5 index of message text serves `search`.

@@ -8,10 +8,15 @@
 /** The store driver the CLI loads (`kind: "Sqlite"`, `scheme: "sqlite:"`). */
 export * as Driver from "./Driver.js"
 
+/** Which SQLite library serves the databases (`node:sqlite` or better-sqlite3) and the error when neither loads. */
+export * as SqliteEngine from "./SqliteEngine.js"
+
 /** The `TranscriptStore` over SQLite: `make`, `layer`, references and locations. */
 export * as SqliteStore from "./SqliteStore.js"
 
 export {
   /** The SQLite driver (`StoreRouter.Driver`). */
-  driver
+  driver,
+  /** `undefined` when `sqlite:` references can be served here, else what to install. */
+  unavailable
 } from "./Driver.js"

@@ -11,11 +11,15 @@ import { join } from "node:path"
 /** The pinned pnpm (the root package.json's `packageManager`). */
 export const pnpmVersion = "12.4.2"
 
-/** The environment for child commands: the caller's, less npm's and pnpm's per-script variables. */
+/**
+ * The environment for child commands: the caller's, less npm's and pnpm's per-script variables and
+ * `NODE_PATH` (pnpm's bin shims point it at the workspace's hoisted packages: a fresh folder would
+ * resolve better-sqlite3 and the rest from there).
+ */
 export const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) {
-    if (/^(npm_|NPM_|PNPM_|pnpm_|INIT_CWD$|NODE_OPTIONS$|VITEST|TEST$)/.test(key)) continue
+    if (/^(npm_|NPM_|PNPM_|pnpm_|INIT_CWD$|NODE_OPTIONS$|NODE_PATH$|VITEST|TEST$)/.test(key)) continue
     env[key] = value
   }
   return { ...env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false", ...extra }

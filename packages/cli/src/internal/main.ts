@@ -6,8 +6,9 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { run } from "../Cli.js"
+import { ExitCode } from "../CliError.js"
 import * as Stdin from "../Stdin.js"
-import { driversFor } from "./drivers.js"
+import { driversFor, refusal } from "./drivers.js"
 import * as FileProgress from "./fileProgress.js"
 import { withPlainConsole } from "./plainConsole.js"
 import * as LazyTerminal from "./terminal.js"
@@ -27,22 +28,29 @@ const filesLayer = (argv: ReadonlyArray<string>) => {
 
 /** Runs `branchlog` for `argv` (as `process.argv`) in this process, until it ends. */
 export const main = (argv: ReadonlyArray<string>): void =>
-  withPlainConsole(run(argv)).pipe(
-    // what @effect/cli needs (files, paths, the terminal), not all of NodeContext (child processes, workers)
-    Effect.provide(
-      Layer.mergeAll(
-        NodeFileSystem.layer,
-        NodePath.layer,
-        LazyTerminal.layer,
-        Layer.unwrapEffect(
-          Effect.map(
-            Effect.promise(() => driversFor(argv.slice(2), process.env["BRANCHLOG_STORE"])),
-            (drivers) => Layer.provideMerge(StoreRouter.layerWith(drivers), filesLayer(argv))
+  Effect.promise(() => driversFor(argv.slice(2), process.env["BRANCHLOG_STORE"])).pipe(
+    Effect.flatMap(({ drivers, unserved }) => {
+      // a store named that cannot be served: one line and exit 2, before any command runs
+      const refused = refusal(argv.slice(2), unserved)
+      if (refused !== undefined) {
+        return Effect.sync(() => {
+          process.stderr.write(`${refused}\n`)
+          return ExitCode.usage
+        })
+      }
+      return withPlainConsole(run(argv)).pipe(
+        // what @effect/cli needs (files, paths, the terminal), not all of NodeContext (child processes, workers)
+        Effect.provide(
+          Layer.mergeAll(
+            NodeFileSystem.layer,
+            NodePath.layer,
+            LazyTerminal.layer,
+            Layer.provideMerge(StoreRouter.layerWith(drivers), filesLayer(argv)),
+            Stdin.layerProcess
           )
-        ),
-        Stdin.layerProcess
+        )
       )
-    ),
+    }),
     Effect.flatMap((code) =>
       Effect.sync(() => {
         process.exitCode = code

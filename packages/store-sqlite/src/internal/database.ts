@@ -1,5 +1,5 @@
 /**
- * One open database: a better-sqlite3 connection with its prepared statements
+ * One open database: a connection of the current engine (`SqliteEngine`: node:sqlite or better-sqlite3) with its prepared statements
  * (`statements.ts`), and the synchronous operations the store is made of. Every write is ONE `BEGIN IMMEDIATE` transaction
  * (the write lock is taken before the first read, so a read-then-write never fails with
  * `SQLITE_BUSY_SNAPSHOT`), run inside one synchronous call: no transaction stays open across an
@@ -12,7 +12,8 @@
 /// <reference path="./better-sqlite3.d.ts" />
 import { Line } from "@branchlog/session-core"
 import type { SessionSummary } from "@branchlog/session-store/TranscriptStore"
-import Database from "better-sqlite3"
+import type Database from "better-sqlite3"
+import * as SqliteEngine from "../SqliteEngine.js"
 import { prepareActive } from "./activeStatements.js"
 import { Listing } from "./listing.js"
 import * as Search from "./search.js"
@@ -41,7 +42,11 @@ export class Db {
   private listing!: Listing
 
   constructor(readonly path: string, readonly readOnly: boolean, private readonly busyTimeoutMs: number) {
-    this.handle = new Database(path, { readonly: readOnly, fileMustExist: readOnly, timeout: busyTimeoutMs })
+    this.handle = SqliteEngine.open(path, {
+      readonly: readOnly,
+      fileMustExist: readOnly,
+      timeout: busyTimeoutMs
+    }) as Database.Database
     // reads through a memory map: a search's lookups of rows spread over the file copy no pages
     this.handle.pragma(`mmap_size = ${MMAP_BYTES}`)
   }

@@ -1,18 +1,18 @@
 /**
  * The schema, as `@effect/sql` migrations (`Migrator.fromRecord`), and what opening a database
  * does with it: a database whose latest migration is newer than this code's is refused before
- * anything is written; an older or empty one is migrated through an `SqliteClient` of its own
+ * anything is written; an older or empty one is migrated through an `SqlClient` of its own (`sqlClient.ts`)
  * (closed right after), with retries while another process migrates it at the same time.
  */
 // the package ships no types: its declaration here, reachable from other packages' type checks too
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./better-sqlite3.d.ts" />
 
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
+import * as SqlClientLayer from "./sqlClient.js"
 
 /** The table the migrator records its migrations in. */
 export const MIGRATIONS_TABLE = "effect_sql_migrations"
@@ -157,9 +157,9 @@ export const versionOf = (db: Database.Database): number => {
   return row.v ?? 0
 }
 
-/** Runs the migrations on the database at `filename` through its own `SqliteClient` (closed after). */
+/** Runs the migrations on the database at `filename` through its own `SqlClient` (closed after). */
 export const migrate = (filename: string) =>
   Migrator.make({})({ loader: Migrator.fromRecord(migrations), table: MIGRATIONS_TABLE }).pipe(
-    Effect.provide(SqliteClient.layer({ filename })),
+    Effect.provide(SqlClientLayer.layer(filename)),
     Effect.scoped
   )

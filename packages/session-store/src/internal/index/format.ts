@@ -27,8 +27,8 @@
  * hold against its one bucket of the id set (a read of a few hundred bytes); the row table is
  * written for tools and later uses, never needed.
  */
-import { crc32 } from "node:zlib"
 import type { CorruptReport } from "../../TranscriptStore.js"
+import { crc32 } from "../crc32.js"
 import { bucketsOf, filterOf } from "./idset.js"
 
 // the id set's hashes, filter and buckets are part of the format: one namespace for its readers

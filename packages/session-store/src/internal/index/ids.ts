@@ -6,7 +6,7 @@
  */
 import type { Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
-import { crc32 } from "node:zlib"
+import { crc32 } from "../crc32.js"
 import type { Env } from "../jsonl/env.js"
 import * as Format from "./format.js"
 import type { Head } from "./format.js"

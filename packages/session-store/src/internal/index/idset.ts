@@ -4,7 +4,7 @@
  * that sends a "maybe" to the one bucket of the set its hash can be in, each bucket with its crc32.
  * Pure functions of bytes and numbers: no reads.
  */
-import { crc32 } from "node:zlib"
+import { crc32 } from "../crc32.js"
 
 /** Probes of the id filter per id. */
 export const FILTER_PROBES = 5

