@@ -42,3 +42,22 @@ describe("import --out -", () => {
     expect(both.stderr).toContain("--json cannot go there too")
   })
 })
+
+describe("copy SRC -", () => {
+  it("prints the session's lines on stdout, byte for byte, and creates no file named -; --json beside it is refused", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "branchlog-cli-copy-stdout-"))
+    const src = join(dir, "s.jsonl")
+    cpSync(
+      resolve(import.meta.dirname, "..", "..", "..", "fixtures", "differential", "differential-pi16-1173.jsonl"),
+      src
+    )
+    const outcome = await runProcess(["copy", src, "-"], { cwd: dir })
+    expect(outcome.code, outcome.stderr).toBe(0)
+    expect(outcome.stdout).toBe(readFileSync(src, "utf8"))
+    expect(outcome.stderr).toMatch(/→ stdout \(\d+ rows\)/)
+    expect(readdirSync(dir).filter((n) => n === "-")).toEqual([])
+    const both = await runProcess(["copy", src, "-", "--json"], { cwd: dir })
+    expect(both.code).toBe(2)
+    expect(both.stdout).toBe("")
+  })
+})

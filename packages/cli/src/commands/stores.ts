@@ -11,12 +11,14 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { statSync } from "node:fs"
-import { ProblemsFound } from "../CliError.js"
+import { ProblemsFound, UsageError } from "../CliError.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
 import { progressBar } from "../internal/progress.js"
 import { requireFile } from "../internal/session.js"
+import * as StdoutFile from "../internal/stdoutFile.js"
 import { oneLine } from "../internal/summary.js"
+import * as Width from "../internal/width.js"
 
 const isFolder = (path: string): boolean => {
   try {
@@ -58,7 +60,7 @@ export const copy: CliCommand = Command.make(
     ),
     dest: Args.text({ name: "DEST" }).pipe(
       Args.withDescription(
-        "a file path, a session folder, or a store (sqlite:PATH, postgres://host/db) in which the session keeps its id"
+        "a file path, a session folder, a store (sqlite:PATH, postgres://host/db) in which the session keeps its id, or - for stdout"
       )
     ),
     json: Options.boolean("json").pipe(Options.withDescription("print JSON: {\"from\":…,\"to\":…}"))
@@ -93,6 +95,22 @@ export const copy: CliCommand = Command.make(
         return
       }
       yield* requireFile(src)
+      if (StdoutFile.isStdout(dest)) {
+        // `-`: the session's lines on stdout, byte for byte what a copy to a file writes
+        if (json) {
+          return yield* new UsageError({
+            detail: "copy SRC - prints the session on stdout: --json cannot go there too"
+          })
+        }
+        return yield* StdoutFile.withTemporaryFolder((dir) =>
+          Effect.gen(function*() {
+            const copied = yield* SessionCopy.copy(src, { _tag: "Location", location: dir }, { cwd: process.cwd() })
+            yield* StdoutFile.copyToStdout(SessionRef.format(copied.to))
+            yield* Output.note(`${SessionRef.format(copied.from)} → stdout (${copied.rows} rows)`)
+            yield* noteInvalidUtf8(copied.from)
+          })
+        )
+      }
       const copied = yield* SessionCopy.copy(src, to, { cwd: process.cwd() })
       const result = { from: SessionRef.format(copied.from), to: SessionRef.format(copied.to) }
       if (json) yield* Output.json(result)
@@ -134,7 +152,9 @@ export const search: CliCommand = Command.make(
       if (hits.length === 0) return yield* Output.note("no matches")
       const style = Output.stdoutStyle()
       yield* Output.lines(hits.map((h) =>
-        `${style.dim(SessionRef.format(h.ref))} ${style.bold(h.entryId)} ${h.role}\n  ${oneLine(h.snippet, 160)}`
+        `${style.dim(SessionRef.format(h.ref))} ${style.bold(h.entryId)} ${h.role}\n  ${
+          oneLine(h.snippet, Width.remaining(2))
+        }`
       ))
     })
 ).pipe(
