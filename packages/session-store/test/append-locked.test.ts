@@ -21,32 +21,10 @@ import * as SessionStore from "../src/SessionStore.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import { TranscriptLock } from "../src/TranscriptLock.js"
 import * as Children from "./support/children.js"
+import { counting } from "./support/lockCounts.js"
 import { entryLine, linesOf, rowsOf, user } from "./support/messages.js"
 
 afterAll(cleanupTempRoots)
-
-/** Counts the lock's calls: one-step attempts, those that took the lock, and holds taken as an effect. */
-const counting = () => {
-  const counts = { tries: 0, fast: 0, slow: 0 }
-  const wrap = Effect.updateService(TranscriptLock, (lock) => ({
-    ...lock,
-    withLock: <A, E, R>(
-      file: string,
-      effect: Effect.Effect<A, E, R>,
-      options?: Parameters<typeof lock.withLock>[2]
-    ) => {
-      counts.slow += 1
-      return lock.withLock(file, effect, options)
-    },
-    unsafeTryLock: (fiber: Parameters<NonNullable<typeof lock.unsafeTryLock>>[0], file: string, options?: object) => {
-      counts.tries += 1
-      const release = lock.unsafeTryLock?.(fiber, file, options)
-      if (release !== undefined) counts.fast += 1
-      return release
-    }
-  }))
-  return { counts, wrap }
-}
 
 const messagesOf = (file: string) =>
   rowsOf(fs.readFileSync(file, "utf8")).filter((row) => row.type === "message").map((row) => row.message.content)

@@ -20,8 +20,8 @@ import * as SessionManager from "../src/SessionManager.js"
 import * as SessionRef from "../src/SessionRef.js"
 import * as StoreRouter from "../src/StoreRouter.js"
 import * as StoreRows from "../src/StoreRows.js"
-import { TranscriptLock } from "../src/TranscriptLock.js"
 import { TranscriptStore } from "../src/TranscriptStore.js"
+import { counting } from "./support/lockCounts.js"
 
 const temp = mkdtempSync(path.join(tmpdir(), "branchlog-router-"))
 afterAll(() => rmSync(temp, { recursive: true, force: true }))
@@ -132,23 +132,7 @@ describe("StoreRouter", () => {
 
   it.live("forwards the files' one-step append (the CLI's fast path); a driver's reference answers undefined: take the hold", () => {
     // which path ran, seen through the lock: one-step takes (`fast`) and holds taken as an effect
-    const counts = { fast: 0, slow: 0 }
-    const counting = Effect.updateService(TranscriptLock, (lock) => ({
-      ...lock,
-      withLock: <A, E, R>(
-        file: string,
-        effect: Effect.Effect<A, E, R>,
-        options?: Parameters<typeof lock.withLock>[2]
-      ) => {
-        counts.slow += 1
-        return lock.withLock(file, effect, options)
-      },
-      unsafeTryLock: (fiber: Parameters<NonNullable<typeof lock.unsafeTryLock>>[0], file: string, options?: object) => {
-        const release = lock.unsafeTryLock?.(fiber, file, options)
-        if (release !== undefined) counts.fast += 1
-        return release
-      }
-    }))
+    const { counts, wrap } = counting()
     return Effect.gen(function*() {
       const sm = yield* SessionManager.create("/work", mkdtempSync(path.join(temp, "fast-")), { eagerFlush: true })
       yield* sm.appendMessage({ role: "user", content: "1", timestamp: 1 })
@@ -167,6 +151,6 @@ describe("StoreRouter", () => {
       // over a store without the path, the router has none either
       const bare = yield* StoreRouter.make(yield* MemoryStore.make(), [])
       expect(bare.unsafeAppendLocked).toBeUndefined()
-    }).pipe(Effect.scoped, counting, Effect.provide(layerWith({ count: 0 })))
+    }).pipe(Effect.scoped, wrap, Effect.provide(layerWith({ count: 0 })))
   })
 })
