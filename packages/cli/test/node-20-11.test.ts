@@ -5,28 +5,19 @@
  * `context` that reads through it.
  */
 import { nodeBinary } from "@branchlog/tooling/nodes"
-import { spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { describe, expect, it } from "vitest"
+import { bin, spawnCollect } from "./support/harness.js"
 
-const bin = resolve(import.meta.dirname, "..", "dist", "bin.js")
 const fixture = resolve(import.meta.dirname, "..", "..", "..", "fixtures", "reference", "branching.jsonl")
 
-const run = (node: string, args: ReadonlyArray<string>, cwd: string, input = "") =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
-    delete env["NODE_OPTIONS"]
-    const child = spawn(node, [bin, ...args], { cwd, env })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c))
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c))
-    child.once("error", fail)
-    child.once("close", (code) => done({ code, stdout, stderr }))
-    child.stdin.end(input)
-  })
+const run = (node: string, args: ReadonlyArray<string>, cwd: string, input = "") => {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1" }
+  delete env["NODE_OPTIONS"]
+  return spawnCollect(node, bin, args, { cwd, env, input })
+}
 
 describe("the command on Node 20.11 (no zlib.crc32)", () => {
   it("info, append (the sidecar index written) and context run", async () => {

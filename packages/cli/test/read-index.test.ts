@@ -10,7 +10,7 @@ import { spawn } from "node:child_process"
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
 import { join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { bin, runProcess } from "./support/harness.js"
+import { bin, runProcess, spawnCollect } from "./support/harness.js"
 
 const fixtures = resolve(import.meta.dirname, "..", "..", "..", "fixtures", "differential")
 // world-traversable, so that the test can run the reader as another user
@@ -127,20 +127,11 @@ describe("read commands and the sidecar index", () => {
     chmodSync(file, 0o444)
     chmodSync(dir, 0o555)
     const asNobody = (args: ReadonlyArray<string>) =>
-      new Promise<{ code: number; stdout: string; stderr: string }>((ok, fail) => {
-        const child = spawn(process.execPath, [bin, ...args], {
-          uid: 65534,
-          gid: 65534,
-          cwd: dir,
-          env: { PATH: process.env.PATH ?? "", HOME: dir, NO_COLOR: "1" },
-          stdio: ["ignore", "pipe", "pipe"]
-        })
-        let stdout = ""
-        let stderr = ""
-        child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c))
-        child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c))
-        child.on("error", fail)
-        child.on("close", (code) => ok({ code: code ?? -1, stdout, stderr }))
+      spawnCollect(process.execPath, bin, args, {
+        uid: 65534,
+        gid: 65534,
+        cwd: dir,
+        env: { PATH: process.env.PATH ?? "", HOME: dir, NO_COLOR: "1" }
       })
     const context = await asNobody(["context", file, "--json"])
     expect(context.code, context.stderr).toBe(0)

@@ -8,11 +8,11 @@
  * warning), and a session copied in and out is byte-identical.
  */
 import { nodeBinary } from "@branchlog/tooling/nodes"
-import { spawn } from "node:child_process"
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
+import { spawnCollect } from "./support/harness.js"
 
 const dist = resolve(import.meta.dirname, "..", "dist")
 const root = mkdtempSync(join(tmpdir(), "branchlog-cli-sqlite-driver-"))
@@ -31,24 +31,22 @@ interface Ran {
   readonly stderr: string
 }
 
-const run = (node: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}): Promise<Ran> =>
-  new Promise((done, fail) => {
-    const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...env }
-    delete childEnv["BRANCHLOG_STORE"]
-    delete childEnv["NODE_OPTIONS"]
-    // pnpm's bin shims (vitest's among them) set NODE_PATH to the workspace's hoisted packages,
-    // better-sqlite3 included: a global install has none of it
-    delete childEnv["NODE_PATH"]
-    delete childEnv["BRANCHLOG_SQLITE_ENGINE"]
-    Object.assign(childEnv, env)
-    const child = spawn(node, [join(bundle, "dist", "bin.js"), ...args], { cwd, env: childEnv })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c))
-    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c))
-    child.once("error", fail)
-    child.once("close", (code) => done({ code, stdout, stderr }))
-  })
+const run = (
+  node: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  env: Record<string, string> = {}
+): Promise<Ran> => {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: "1", ...env }
+  delete childEnv["BRANCHLOG_STORE"]
+  delete childEnv["NODE_OPTIONS"]
+  // pnpm's bin shims (vitest's among them) set NODE_PATH to the workspace's hoisted packages,
+  // better-sqlite3 included: a global install has none of it
+  delete childEnv["NODE_PATH"]
+  delete childEnv["BRANCHLOG_SQLITE_ENGINE"]
+  Object.assign(childEnv, env)
+  return spawnCollect(node, join(bundle, "dist", "bin.js"), args, { cwd, env: childEnv })
+}
 
 let n = 0
 const fresh = () => {

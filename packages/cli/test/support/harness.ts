@@ -113,3 +113,36 @@ export const referenceShape = (section: string, answer: any): unknown => {
   }
   return rest
 }
+
+/**
+ * Runs `node script ARGS` as a real process and collects what it printed: any Node binary, any
+ * bundle, with exactly the environment given (nothing of this process's added), as another user
+ * when `uid`/`gid` are given; stdin gets `input` and is closed.
+ */
+export const spawnCollect = (
+  node: string,
+  script: string,
+  args: ReadonlyArray<string>,
+  options: {
+    readonly cwd?: string
+    readonly env: NodeJS.ProcessEnv
+    readonly input?: string
+    readonly uid?: number
+    readonly gid?: number
+  }
+): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> =>
+  new Promise((done, fail) => {
+    const child = spawn(node, [script, ...args], {
+      cwd: options.cwd,
+      env: options.env,
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+      ...(options.gid === undefined ? {} : { gid: options.gid })
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (c: string) => (stdout += c))
+    child.stderr.setEncoding("utf8").on("data", (c: string) => (stderr += c))
+    child.once("error", fail)
+    child.once("close", (code) => done({ code, stdout, stderr }))
+    child.stdin.end(options.input ?? "")
+  })
