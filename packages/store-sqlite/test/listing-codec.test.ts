@@ -147,7 +147,7 @@ describe("listing snapshot codec", () => {
     const S = Snapshot.STRIDE
     const bad: Record<string, Snapshot.Stored | undefined> = {
       "no row": undefined,
-      "another format": [2, ...good.slice(1)] as unknown as Snapshot.Stored,
+      "another format": [1, ...good.slice(1)] as unknown as Snapshot.Stored,
       "a format as text": ["1", ...good.slice(1)] as unknown as Snapshot.Stored,
       "a negative count": [good[0], good[1], good[2], -1, good[4], good[5]],
       "two entries of one session": withNumbers((n) => void (n[S] = n[0]!)),

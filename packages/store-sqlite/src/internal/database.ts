@@ -16,6 +16,7 @@ import type Database from "better-sqlite3"
 import * as SqliteEngine from "../SqliteEngine.js"
 import { prepareActive } from "./activeStatements.js"
 import { Listing } from "./listing.js"
+import * as Schema from "./schema.js"
 import * as Search from "./search.js"
 import type { Holder, SearchRow, SessionRow, Snapshot, WriteResult } from "./statements.js"
 import { MMAP_BYTES, prepare } from "./statements.js"
@@ -67,7 +68,8 @@ export class Db {
     // reads every session); the stored snapshot (schema 5) its start, written by a writable connection
     const has = (t: string) => this.handle.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(t) !== undefined
     const snapshots = has("listing_snapshot") ? { write: !this.readOnly, busyTimeoutMs: this.busyTimeoutMs } : undefined
-    this.listing = new Listing(this.handle, this.path, has("counters"), snapshots)
+    const legacyTexts = Schema.versionOf(this.handle) < Schema.WHOLE_TEXTS
+    this.listing = new Listing(this.handle, this.path, has("counters"), snapshots, legacyTexts)
     return this
   }
 

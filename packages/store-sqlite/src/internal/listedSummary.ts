@@ -5,6 +5,8 @@
  * order, its optional fields absent, frozen, its dates {@link ListedDate}s.
  */
 import type { SessionSummary } from "@branchlog/session-store/TranscriptStore"
+import { isWhole, LEGACY_FIRST_MESSAGE, LEGACY_TEXT } from "./summary.js"
+import * as WholeText from "./wholeText.js"
 
 /** A `Date` whose setters throw: the dates of cached summaries, shared by every listing. */
 export class ListedDate extends Date {}
@@ -29,10 +31,20 @@ export interface Entry {
 /** The listing's order: newest first (`listed_ms DESC`, a missing one last), then last written. */
 export const newestFirst = (a: Entry, b: Entry): number => b.listed - a.listed || b.touched - a.touched
 
+/** The stored `all_text` of each summary whose `allMessagesText` is read on demand (what a snapshot stores). */
+const prefixes = new WeakMap<SessionSummary, string>()
+
+/** The `all_text` a summary was made from: its `allMessagesText`, or the prefix of a text read on demand (never reads). */
+export const storedText = (summary: SessionSummary): string => prefixes.get(summary) ?? summary.allMessagesText
+
 /**
  * A frozen summary (`path`: the database's absolute path; `prefix`: its sessions' reference before
  * the id; `refId`: the session's id in the database, `id`: the header's). `name` and
- * `parentSessionPath` absent when `undefined`.
+ * `parentSessionPath` absent when `undefined`. `allText` is the stored `all_text`: when it is only
+ * the prefix of a longer text (`summary.ts`), `allMessagesText` reads the whole from the database
+ * when first asked for (once), so a listing of long sessions reads none of their rows. `legacy`: the
+ * row is of a database of schema 5 or older, read-only (not migrated), whose texts were cut at
+ * {@link LEGACY_TEXT} and {@link LEGACY_FIRST_MESSAGE} characters: either one that long is read whole too.
  */
 export const make = (
   path: string,
@@ -46,7 +58,8 @@ export const make = (
   modified: number,
   messageCount: number,
   firstMessage: string,
-  allMessagesText: string
+  allText: string,
+  legacy = false
 ): SessionSummary => {
   // no spreads: 10,000 sessions are one listing
   const summary: { -readonly [K in keyof SessionSummary]?: SessionSummary[K] } = {
@@ -60,7 +73,17 @@ export const make = (
   summary.created = new ListedDate(created)
   summary.modified = new ListedDate(modified)
   summary.messageCount = messageCount
-  summary.firstMessage = firstMessage
-  summary.allMessagesText = allMessagesText
-  return Object.freeze(summary) as SessionSummary
+  const cutFirst = legacy && firstMessage.length >= LEGACY_FIRST_MESSAGE
+  if (!cutFirst) summary.firstMessage = firstMessage
+  if (!cutFirst && (legacy ? allText.length < LEGACY_TEXT : isWhole(allText))) {
+    summary.allMessagesText = allText
+    return Object.freeze(summary) as SessionSummary
+  }
+  let whole: WholeText.Texts | undefined
+  const texts = () => whole ??= WholeText.read(path, refId, { firstMessage, allMessagesText: allText })
+  if (cutFirst) Object.defineProperty(summary, "firstMessage", { enumerable: true, get: () => texts().firstMessage })
+  Object.defineProperty(summary, "allMessagesText", { enumerable: true, get: () => texts().allMessagesText })
+  const frozen = Object.freeze(summary) as SessionSummary
+  prefixes.set(frozen, allText)
+  return frozen
 }

@@ -73,7 +73,7 @@ const COLUMNS = `sid, is_session, listed_ms, touched, id, header_id, cwd, name, 
 export const refreshAfter = (listed: number): number => Math.max(256, Math.ceil(listed / 20))
 
 /** The listing summary of a row (the keys in the JSONL catalog's order, its optional fields absent). */
-const summaryOf = (path: string, prefix: string, row: Row): SessionSummary => {
+const summaryOf = (path: string, prefix: string, row: Row, legacy: boolean): SessionSummary => {
   const created = row[9] ?? row[10]
   return ListedSummary.make(
     path,
@@ -87,7 +87,8 @@ const summaryOf = (path: string, prefix: string, row: Row): SessionSummary => {
     row[11] ?? created,
     row[12],
     row[13] ?? "(no messages)",
-    row[14]
+    row[14],
+    legacy
   )
 }
 
@@ -136,13 +137,15 @@ export class Listing {
 
   /**
    * `cached: false` (a schema without the removal count, read-only): every call reads every
-   * session; `snapshots`: the schema has the stored snapshot (read, and written if `write`).
+   * session; `snapshots`: the schema has the stored snapshot (read, and written if `write`);
+   * `legacyTexts`: a schema of 5 or older (read-only), whose texts were stored cut (`listedSummary.ts`).
    */
   constructor(
     private readonly handle: Database.Database,
     private readonly path: string,
     private readonly cached: boolean,
-    private readonly snapshots?: Snapshots | undefined
+    private readonly snapshots?: Snapshots | undefined,
+    private readonly legacyTexts = false
   ) {
     // in storage order, sorted here (no index kept for it: one page more in every append's commit)
     this.all = handle.prepare(`SELECT ${COLUMNS} FROM sessions WHERE is_session = 1`).raw(true)
@@ -381,7 +384,12 @@ export class Listing {
   }
 
   private entryOf(prefix: string, row: Row): Entry {
-    return { sid: row[0], listed: row[2] ?? -Infinity, touched: row[3], summary: summaryOf(this.path, prefix, row) }
+    return {
+      sid: row[0],
+      listed: row[2] ?? -Infinity,
+      touched: row[3],
+      summary: summaryOf(this.path, prefix, row, this.legacyTexts)
+    }
   }
 
   private prefix(): string {

@@ -27,8 +27,11 @@ import type { SqliteRef } from "@branchlog/session-store/SessionRef"
 import type { Entry } from "./listedSummary.js"
 import * as ListedSummary from "./listedSummary.js"
 
-/** The format this code writes and reads (any other is ignored). */
-export const FORMAT = 1
+/**
+ * The format this code writes and reads (any other is ignored). 2: `allMessagesText` is the stored
+ * `all_text` (whole, or the prefix of a text read on demand); format 1 held the first 200 characters.
+ */
+export const FORMAT = 2
 
 /** Numbers per session in the BLOB. */
 export const STRIDE = 13
@@ -80,9 +83,10 @@ export const encode = (entries: ReadonlyArray<Entry>): { readonly numbers: Buffe
     numbers[o + 9] = text(summary.name)
     numbers[o + 10] = text(summary.parentSessionPath)
     const first = summary.firstMessage
-    const prefix = first.length > 0 && summary.allMessagesText.startsWith(first)
+    const all = ListedSummary.storedText(summary)
+    const prefix = first.length > 0 && all.startsWith(first)
     numbers[o + 11] = prefix ? -2 - first.length : text(first)
-    numbers[o + 12] = text(summary.allMessagesText)
+    numbers[o + 12] = text(all)
     o += STRIDE
   }
   return { numbers: Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength), texts: parts.join("") }

@@ -8,11 +8,13 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./better-sqlite3.d.ts" />
 
+import { Line } from "@branchlog/session-core"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as SqlClientLayer from "./sqlClient.js"
+import * as Summary from "./summary.js"
 
 /** The table the migrator records its migrations in. */
 export const MIGRATIONS_TABLE = "effect_sql_migrations"
@@ -133,8 +135,36 @@ export const migrations = {
       numbers BLOB NOT NULL,
       texts TEXT NOT NULL
     )`
-  )
+  ),
+  // the listing's texts whole (`summary.ts`): the first user message always, the messages' text up
+  // to `MAX_STORED_TEXT` characters (longer: a prefix, the whole read on demand); before, they were
+  // cut at 200 and 500 characters. The sessions whose texts may have been cut get them again from
+  // their rows; the stored snapshot of the listing (format 1, the cut texts) is no longer read
+  "6_whole_listing_texts": Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const sids = yield* sql.unsafe<{ readonly sid: number }>(
+      `SELECT sid FROM sessions WHERE length(all_text) >= ${Summary.LEGACY_TEXT}
+         OR length(first_message) >= ${Summary.LEGACY_FIRST_MESSAGE}`
+    )
+    for (const { sid } of sids) {
+      const rows = yield* sql.unsafe<{ readonly text: string }>(
+        `SELECT text FROM rows WHERE rowid > (? << 32) AND rowid <= (? << 32) + 4294967295
+           AND type IN ('session', 'message', 'session_info') ORDER BY rowid`,
+        [sid, sid]
+      )
+      const summary = Summary.empty()
+      rows.forEach(({ text }, i) => Summary.push(summary, Line.parse(text, i + 1, 0)))
+      yield* sql.unsafe("UPDATE sessions SET all_text = ?, first_message = ? WHERE sid = ?", [
+        summary.all_text,
+        summary.first_message,
+        sid
+      ])
+    }
+  })
 } as const
+
+/** The first schema whose listing texts are whole (`summary.ts`); older ones held them cut. */
+export const WHOLE_TEXTS = 6
 
 /** The schema version this code writes (the latest migration's id). */
 export const LATEST = Math.max(...Object.keys(migrations).map((key) => Number.parseInt(key, 10)))
@@ -145,7 +175,9 @@ export const LATEST = Math.max(...Object.keys(migrations).map((key) => Number.pa
  * bounded open's summary (a resume of an older database read-only reads the whole session),
  * migration 4 only the removal count (a listing of an older database read-only reads every
  * session) and the flag of rows to index (only a writable connection indexes), migration 5 only
- * the stored snapshot of the listing (without it a listing reads every session).
+ * the stored snapshot of the listing (without it a listing reads every session), migration 6 only
+ * the listing's texts (read-only, a text of an older database that may have been cut is read whole
+ * from the rows, `listedSummary.ts`).
  */
 export const READABLE_FROM = 1
 

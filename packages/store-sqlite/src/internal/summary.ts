@@ -1,17 +1,28 @@
 /**
  * The listing summary of a session, kept current row by row (no re-read of earlier rows): the
  * same fields and rules as `SessionCatalog.infoReader` (header first, `session_info` names, user
- * and assistant messages), in a plain record a row of the `sessions` table holds. The text of the
- * messages is kept only up to {@link MAX_ALL_TEXT} characters, so a listing's cost does not grow
- * with the sessions' sizes (the full text is in the FTS index).
+ * and assistant messages), in a plain record a row of the `sessions` table holds. The first user
+ * message is kept whole; the text of the messages whole up to {@link MAX_STORED_TEXT} characters,
+ * else its first `MAX_STORED_TEXT + 1` (so a row's size and an append's cost do not grow with the
+ * session): a listing reads a longer text whole from the rows when it is asked for
+ * (`listedSummary.ts`).
  */
 import type { Line } from "@branchlog/session-core"
 
-/** How much of the messages' text a listing shows (`allMessagesText`). */
-export const MAX_ALL_TEXT = 200
+/**
+ * The longest text of the messages `all_text` holds whole; a longer one is held as its first
+ * `MAX_STORED_TEXT + 1` characters (one more than this: the mark that there is more).
+ */
+export const MAX_STORED_TEXT = 4096
 
-/** How much of the first user message a listing keeps. */
-export const MAX_FIRST_MESSAGE = 500
+/** How much of the messages' text schema 5 and older kept (a text that long may have been cut). */
+export const LEGACY_TEXT = 200
+
+/** How much of the first user message schema 5 and older kept. */
+export const LEGACY_FIRST_MESSAGE = 500
+
+/** `true` when a stored `all_text` is the whole text (not a prefix of a longer one). */
+export const isWhole = (allText: string): boolean => allText.length <= MAX_STORED_TEXT
 
 /** What a `sessions` row holds of the summary. */
 export interface Summary {
@@ -106,12 +117,11 @@ export const push = (summary: Summary, line: Line.ParsedLine): void => {
   const message = entry.message as { readonly role: string; readonly content?: unknown; readonly timestamp?: unknown }
   if (message.role !== "user" && message.role !== "assistant") return
   const text = textOf(message.content)
-  if (text.length > 0 && summary.all_text.length < MAX_ALL_TEXT) {
-    summary.all_text = (summary.all_text.length === 0 ? text : `${summary.all_text} ${text}`).slice(0, MAX_ALL_TEXT)
+  if (text.length > 0 && isWhole(summary.all_text)) {
+    const joined = summary.all_text.length === 0 ? text : `${summary.all_text} ${text}`
+    summary.all_text = joined.slice(0, MAX_STORED_TEXT + 1)
   }
-  if (message.role === "user" && summary.first_message === null && text.length > 0) {
-    summary.first_message = text.slice(0, MAX_FIRST_MESSAGE)
-  }
+  if (message.role === "user" && summary.first_message === null && text.length > 0) summary.first_message = text
   const at = typeof message.timestamp === "number" ? message.timestamp : Date.parse(entry.timestamp)
   if (!Number.isNaN(at) && (summary.last_activity_ms === null || at > summary.last_activity_ms)) {
     summary.last_activity_ms = at

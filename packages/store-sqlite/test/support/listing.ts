@@ -11,6 +11,7 @@ import * as Scope from "effect/Scope"
 import { expect } from "vitest"
 import { ListedDate } from "../../src/internal/listedSummary.js"
 import { Listing } from "../../src/internal/listing.js"
+import * as Snapshot from "../../src/internal/listingSnapshot.js"
 import * as SqliteStore from "../../src/SqliteStore.js"
 
 export const header = (id: string) =>
@@ -120,6 +121,6 @@ export const withSnapshot = async (file: string, count: number) => {
   } finally {
     await close()
   }
-  expect(stored(file)).toEqual({ format: 1, ...counters(file), count, numbers: "blob", texts: "text" })
+  expect(stored(file)).toEqual({ format: Snapshot.FORMAT, ...counters(file), count, numbers: "blob", texts: "text" })
   return file
 }

@@ -11,6 +11,7 @@ import * as catalog from "./catalog.js"
 import * as context from "./context.js"
 import * as flush from "./flush.js"
 import * as forks from "./forks.js"
+import * as listing from "./listing.js"
 import * as prepare from "./prepare.js"
 import * as readOnly from "./readOnly.js"
 import * as resume from "./resume.js"
@@ -30,6 +31,7 @@ export const groups: ReadonlyArray<Group> = [
   readOnly.group,
   resume.group,
   catalog.group,
+  listing.group,
   prepare.group
 ]
 
