@@ -93,9 +93,6 @@ const parseText = (text: string): Partial<LockPayload> | undefined => {
   }
 }
 
-/** The token in a lock file's bytes, if any. */
-export const tokenOf = (bytes: Uint8Array): string | undefined => tokenOfText(decoder.decode(bytes))
-
 /** The token in a lock file's text, if any. */
 export const tokenOfText = (text: string): string | undefined => {
   const token = parseText(text)?.token

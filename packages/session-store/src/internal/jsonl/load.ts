@@ -6,7 +6,6 @@
 import { Line, SessionState } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as OversizedLine from "../../OversizedLine.js"
-import type { FileSystemError, NotRegularFileError } from "../../StoreError.js"
 import type { LoadOptions, LoadReport } from "../../TranscriptStore.js"
 import { emptyReport } from "../../TranscriptStore.js"
 import type { Loaded } from "../../TranscriptStore.js"
@@ -150,9 +149,6 @@ const remember = (env: Env, path: string, scan: Scan): void => {
     blanks: [...scan.blanks]
   })
 }
-
-/** Errors of a load. */
-export type LoadError = FileSystemError | NotRegularFileError
 
 /** Loads `path`. A writable load that needs a migration or header recovery rewrites the file under the lock. */
 export const load = (env: Env, path: string, options: LoadOptions) =>

@@ -136,10 +136,6 @@ export const applyOwn = (core: Core, row: OwnRow, position: Position): void => {
   )
 }
 
-/** The session's name for errors (a file's path, another store's reference string), `undefined` in memory. */
-export const nameOf = (core: Core): string | undefined =>
-  core.ref === undefined ? undefined : SessionRef.format(core.ref)
-
 /** `{ path }` naming the session for errors (`{}` in memory). */
 export const pathField = (core: Core): { readonly path?: string } =>
   core.ref === undefined ? {} : { path: SessionRef.format(core.ref) }
