@@ -15,6 +15,9 @@ export * as Conformance from "./testing/Conformance.js"
 /** What the bounded-open tests of every store compare (`answers`) and their seeded generator (`prng`). */
 export * as ResumeChecks from "./testing/ResumeChecks.js"
 
+/** Child processes for multi-process tests: start one through tsx, wait for what it prints. */
+export * as Children from "./testing/Children.js"
+
 /** One harness per backend: the services' layer plus an "external process" editing files. */
 export * as Harness from "./testing/Harness.js"
 

@@ -185,7 +185,7 @@ describe("a server restart in the middle", () => {
     await seed(url, "shared")
     const writers = names.map((name) => start("writer.ts", [`${url}#shared`, name, "500"]))
     // stop once a good part is written, stay down a while, start again
-    await waitFor(writers[0]!, (out) => acked({ stdout: out } as Child).length >= 100, 300_000)
+    await waitFor(writers[0]!, (out) => acked({ stdout: out }).length >= 100, 300_000)
     await server.stop()
     const ackedWhenStopped = writers.map((w) => acked(w).length)
     await new Promise((resolve) => setTimeout(resolve, 2_000))

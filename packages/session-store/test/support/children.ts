@@ -1,30 +1,10 @@
-/**
- * Child processes for the multi-process tests: a node process of this package (run through tsx
- * from source unless told otherwise) whose stdout and stderr are collected as it runs.
- */
-import { type ChildProcess, spawn } from "node:child_process"
-import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+/** Child processes of this package for the multi-process tests (`@branchlog/session-store/testing`'s `Children`, run here). */
+import type { Child } from "../../src/testing/Children.js"
+import * as Children from "../../src/testing/Children.js"
 
-const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+export type { Child }
 
-/** A running child: its process, what it printed so far, and its exit code once it ends. */
-export interface Child {
-  readonly process: ChildProcess
-  output: string
-  readonly exited: Promise<number | null>
-}
+const cwd = Children.packageOf(import.meta.url)
 
 /** Starts `node [--import tsx] ARGS` in the package folder. */
-export const start = (args: ReadonlyArray<string>, tsx = true): Child => {
-  const argv = tsx ? ["--conditions=@branchlog/source", "--import", "tsx", ...args] : [...args]
-  const child = spawn(process.execPath, argv, { cwd: packageDir, stdio: ["pipe", "pipe", "pipe"] })
-  const handle: Child = {
-    process: child,
-    output: "",
-    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code)))
-  }
-  child.stdout!.on("data", (data: Buffer) => void (handle.output += data.toString()))
-  child.stderr!.on("data", (data: Buffer) => void (handle.output += data.toString()))
-  return handle
-}
+export const start = (args: ReadonlyArray<string>, tsx = true): Child => Children.start(args, { cwd, tsx })

@@ -1,51 +1,19 @@
-/** Child processes for the multi-process tests: node through tsx from source, output collected. */
-import { type ChildProcess, spawn } from "node:child_process"
+/** Child processes of this package for the multi-process tests (`@branchlog/session-store/testing`'s `Children`, run here). */
+import { Children } from "@branchlog/session-store/testing"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 
-const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..")
+const cwd = Children.packageOf(import.meta.url)
 
-/** A running child: its process, what it printed so far, and its exit code once it ends. */
-export interface Child {
-  readonly process: ChildProcess
-  stdout: string
-  stderr: string
-  readonly exited: Promise<number | null>
-}
+/** A running child. */
+export type Child = Children.Child
 
-/** Starts `node --import tsx SCRIPT ARGS` (script relative to test/workers). */
-export const start = (script: string, args: ReadonlyArray<string>): Child => {
-  const argv = [
-    "--conditions=@branchlog/source",
-    "--import",
-    "tsx",
-    path.join(packageDir, "test", "workers", script),
-    ...args
-  ]
-  const child = spawn(process.execPath, argv, { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] })
-  const handle: Child = {
-    process: child,
-    stdout: "",
-    stderr: "",
-    exited: new Promise((resolve) => child.once("exit", (code) => resolve(code)))
-  }
-  child.stdout!.on("data", (data: Buffer) => void (handle.stdout += data.toString()))
-  child.stderr!.on("data", (data: Buffer) => void (handle.stderr = (handle.stderr + data.toString()).slice(-20_000)))
-  return handle
-}
+/** Starts `node --import tsx SCRIPT ARGS` (script relative to test/workers), stdin closed. */
+export const start = (script: string, args: ReadonlyArray<string>): Child =>
+  Children.start([path.join(cwd, "test", "workers", script), ...args], { cwd, stdin: "ignore" })
 
-/** Waits until `predicate` holds of the child's stdout (fails when it exits first or after `timeoutMs`). */
-export const waitFor = async (child: Child, predicate: (stdout: string) => boolean, timeoutMs = 120_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!predicate(child.stdout)) {
-    if (child.process.exitCode !== null) throw new Error(`child exited (${child.process.exitCode}): ${child.stderr}`)
-    if (Date.now() > deadline) {
-      throw new Error(`timeout waiting for child: ${child.stdout.slice(-2000)} ${child.stderr}`)
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
+/** Waits until `predicate` holds of the child's stdout. */
+export const waitFor = (child: Child, predicate: (stdout: string) => boolean, timeoutMs = 120_000) =>
+  Children.waitFor(child, predicate, { timeoutMs, of: "stdout" })
 
 /** The ids a writer printed as acknowledged. */
-export const acked = (child: Child): Array<string> =>
-  child.stdout.split("\n").filter((line) => line.startsWith("ack ")).map((line) => line.slice(4))
+export const acked = (child: Pick<Child, "stdout">): Array<string> => Children.acked(child)
