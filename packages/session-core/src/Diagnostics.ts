@@ -11,7 +11,9 @@
  */
 import type { Entry } from "./Entry.js"
 import { malformedReason } from "./internal/classify.js"
-import type { Row } from "./Line.js"
+import * as Reduced from "./internal/reduced.js"
+import * as internal from "./internal/state.js"
+import type { ParsedLine, Row } from "./Line.js"
 import * as Line from "./Line.js"
 import * as SessionContext from "./SessionContext.js"
 import * as SessionState from "./SessionState.js"
@@ -99,22 +101,52 @@ export const describe = (problem: Problem): string => {
 
 const at = (row: Row): Where => ({ line: row.line, offset: row.offset })
 
+/**
+ * What a caller that folded reduced rows (see {@link accumulator}) knows of the rows it reduced:
+ * whether the first row starts with a byte-order mark, and the findings of opaque rows.
+ */
+interface Known {
+  readonly byteOrderMark: boolean
+  readonly malformed: ReadonlyArray<Problem>
+}
+
 /** Every finding, in file order. O(rows). */
-export const diagnose = (state: SessionState.SessionState): Array<Problem> => {
+export const diagnose = (state: SessionState.SessionState): Array<Problem> => diagnoseWith(state, undefined)
+
+const diagnoseWith = (state: SessionState.SessionState, known: Known | undefined): Array<Problem> => {
+  const s = state as unknown as internal.MutableState
   const problems: Array<Problem> = []
-  const rows = SessionState.rows(state)
   if (state.header === undefined) problems.push({ _tag: "MissingHeader" })
   else if (!SessionState.headerIsFirst(state)) problems.push({ _tag: "HeaderNotFirst", ...at(state.headerLine!) })
 
+  const entryRow = (i: number): Row => ({
+    _tag: "Entry",
+    entry: s.entries[i]!,
+    line: s.entryLines.get(i),
+    offset: s.entryOffsets.get(i)
+  })
+  const lastOther = s.others[s.others.length - 1]
+  const lastRow: Row | undefined = lastOther !== undefined && lastOther.before === s.entries.length
+    ? lastOther.row
+    : s.entries.length > 0
+    ? entryRow(s.entries.length - 1)
+    : undefined
+  const firstOther = s.others[0]
+  const first: Row | undefined = firstOther !== undefined && firstOther.before === 0
+    ? firstOther.row
+    : s.entries.length > 0
+    ? entryRow(0)
+    : undefined
+  if (
+    first !== undefined && first.offset === 0 &&
+    (known === undefined ? Line.hasByteOrderMark(first) : known.byteOrderMark)
+  ) problems.push({ _tag: "ByteOrderMark", ...at(first) })
+  // only ids used twice need the line of their first row
   const firstLines = new Map<string, number>()
-  const lastRow = rows[rows.length - 1]
-  const first = rows[0]
-  if (first !== undefined && first.offset === 0 && Line.hasByteOrderMark(first)) {
-    problems.push({ _tag: "ByteOrderMark", ...at(first) })
-  }
-  for (const row of rows) {
+  const otherRow = (row: Exclude<Row, { readonly _tag: "Entry" }>): void => {
     switch (row._tag) {
       case "Opaque": {
+        if (known !== undefined) break
         const reason = malformedReason(row.value)
         if (reason !== undefined) {
           const id = typeof row.value.id === "string" && row.value.id.trim() !== "" ? row.value.id : undefined
@@ -139,12 +171,28 @@ export const diagnose = (state: SessionState.SessionState): Array<Problem> => {
           problems.push({ _tag: "InvalidLeafControl", id: row.control.id, ...at(row) })
         }
         break
-      case "Entry":
-        entryProblems(state, row.entry, at(row), firstLines, problems)
-        break
     }
   }
-  problems.push(...cycles(state, rows))
+  // the rows in file order, without an array of them: the entries between the other rows
+  let next = 0
+  const entriesUpTo = (count: number) => {
+    for (; next < count; next++) {
+      entryProblems(
+        state,
+        s.entries[next]!,
+        { line: s.entryLines.get(next), offset: s.entryOffsets.get(next) },
+        firstLines,
+        problems
+      )
+    }
+  }
+  for (const { before, row } of s.others) {
+    entriesUpTo(before)
+    otherRow(row)
+  }
+  entriesUpTo(s.entries.length)
+  if (known !== undefined) problems.push(...known.malformed)
+  problems.push(...cycles(state))
   return problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
 }
 
@@ -155,9 +203,11 @@ const entryProblems = (
   firstLines: Map<string, number>,
   problems: Array<Problem>
 ): void => {
-  const first = firstLines.get(entry.id)
-  if (first === undefined) firstLines.set(entry.id, where.line ?? 0)
-  else problems.push({ _tag: "DuplicateId", id: entry.id, firstLine: first, ...where })
+  if (state.duplicateIds.has(entry.id)) {
+    const first = firstLines.get(entry.id)
+    if (first === undefined) firstLines.set(entry.id, where.line ?? 0)
+    else problems.push({ _tag: "DuplicateId", id: entry.id, firstLine: first, ...where })
+  }
   const parentId = (entry as { readonly parentId?: unknown }).parentId
   if (
     typeof parentId === "string" && parentId !== "" && parentId !== entry.id && !state.logicalParents.has(entry.id) &&
@@ -178,21 +228,65 @@ const entryProblems = (
     entry.firstKeptEntryId !== entry.id
   ) {
     const kept = SessionContext.firstKeptEntryId(state, entry)
-    const before = Tree.getBranch(state, entry.id).slice(0, -1)
-    if (!before.some((e) => e.id === kept)) {
+    if (!isAbove(state as unknown as internal.MutableState, entry.id, kept)) {
       problems.push({ _tag: "KeptEntryOffPath", id: entry.id, firstKeptEntryId: entry.firstKeptEntryId, ...where })
     }
   }
 }
 
+/**
+ * `true` when an entry of id `kept` is on the branch of `id` above it (what
+ * `Tree.getBranch(state, id).slice(0, -1)` holds), walked by positions, with no array of the path.
+ */
+const isAbove = (s: internal.MutableState, id: string, kept: string | null): boolean => {
+  const start = internal.resolveCanonical(s, id)
+  if (start === null) return false
+  internal.settleParents(s)
+  const limit = s.positions.size
+  const from = s.positions.get(start)!
+  let steps = 0
+  for (let i = s.parents.get(from); i !== -1; i = s.parents.get(i)) {
+    // back at the start, or longer than there are entries: a loop, every entry on it seen already
+    if (i === from || ++steps > limit) return false
+    if (s.entries[i]!.id === kept) return true
+  }
+  return false
+}
+
+/** `true` when every canonical entry's parents reach a root (no cycle), in typed arrays; `undefined` with duplicate ids. */
+const everyEntryReachesRoot = (s: internal.MutableState): boolean | undefined => {
+  if (s.duplicateIds.size > 0) return undefined
+  internal.settleParents(s)
+  const n = s.entries.length
+  const mark = new Uint8Array(n) // 0: not yet, 1: reaches a root, 2: on the walk being made
+  const walk: Array<number> = []
+  for (let i = 0; i < n; i++) {
+    let j = i
+    while (j !== -1 && mark[j] === 0) {
+      mark[j] = 2
+      walk.push(j)
+      j = s.parents.get(j)
+    }
+    if (j !== -1 && mark[j] === 2) return false
+    for (const k of walk) mark[k] = 1
+    walk.length = 0
+  }
+  return true
+}
+
 /** Entries whose parents never reach a root: the cycles, each reported once, with what hangs below. */
-const cycles = (state: SessionState.SessionState, rows: ReadonlyArray<Row>): Array<Problem> => {
+const cycles = (state: SessionState.SessionState): Array<Problem> => {
+  const s = state as unknown as internal.MutableState
+  if (everyEntryReachesRoot(s) === true) return []
   const reached = new Set<string>()
   Tree.walk(Tree.getTree(state), (node) => reached.add(node.entry.id))
   if (reached.size === state.byId.size) return []
   const lineOf = new Map<string, Where>()
-  for (const row of rows) {
-    if (row._tag === "Entry" && state.byId.get(row.entry.id) === row.entry) lineOf.set(row.entry.id, at(row))
+  for (let i = 0; i < s.entries.length; i++) {
+    const entry = s.entries[i]!
+    if (!reached.has(entry.id) && state.byId.get(entry.id) === entry) {
+      lineOf.set(entry.id, { line: s.entryLines.get(i), offset: s.entryOffsets.get(i) })
+    }
   }
   const cycleOf = new Map<string, string>() // entry id -> the first id of its cycle
   const byFirst = new Map<string, { ids: Array<string>; detached: number }>() // in the order they are found
@@ -229,4 +323,59 @@ const cycles = (state: SessionState.SessionState, rows: ReadonlyArray<Row>): Arr
     const ordered = [...cycle.ids].sort((a, b) => (lineOf.get(a)?.line ?? 0) - (lineOf.get(b)?.line ?? 0))
     return { _tag: "Cycle" as const, ids: ordered, detached: cycle.detached, ...lineOf.get(ordered[0]!) }
   })
+}
+
+/** A diagnosis made row by row, that keeps no row's content (see {@link accumulator}). */
+export interface Accumulator {
+  /** Folds the next line (lines come in file order, blank lines included). */
+  readonly push: (line: ParsedLine) => void
+  /** Every finding of the lines pushed: what {@link diagnose} gives on the state of the same lines. */
+  readonly finish: () => Array<Problem>
+  /**
+   * The state of the lines pushed, each reduced to what a diagnosis reads (the header and leaf
+   * controls whole; entries without their content; corrupt rows without their text).
+   */
+  readonly state: SessionState.SessionState
+}
+
+/**
+ * A diagnosis that folds lines one at a time and keeps only what its findings need of each:
+ * memory grows by a small constant per entry (its id, parent and type), never by the size of
+ * the rows, so a session larger than memory is checked in one pass over its lines.
+ */
+export const accumulator = (): Accumulator => {
+  const state = SessionState.empty()
+  const s = state as unknown as internal.MutableState
+  const malformed: Array<Problem> = []
+  let byteOrderMark = false
+  let first = true
+  const canonical = (id: string): string | undefined => {
+    const position = s.positions.get(id)
+    return position === undefined ? undefined : s.entries[position]!.id
+  }
+  return {
+    state,
+    push: (line) => {
+      if (line._tag === "Blank") return
+      if (first) {
+        first = false
+        byteOrderMark = line.offset === 0 && Line.hasByteOrderMark(line)
+      }
+      if (line._tag === "Opaque") {
+        const reason = malformedReason(line.value)
+        if (reason !== undefined) {
+          const id = typeof line.value.id === "string" && line.value.id.trim() !== "" ? line.value.id : undefined
+          malformed.push({
+            _tag: "MalformedEntry",
+            type: line.value.type as string,
+            ...(id === undefined ? {} : { id }),
+            reason,
+            ...at(line)
+          })
+        }
+      }
+      SessionState.apply(state, Reduced.line(line, canonical))
+    },
+    finish: () => diagnoseWith(state, { byteOrderMark, malformed })
+  }
 }
