@@ -13,7 +13,9 @@ import type { Entry } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as nodePath from "node:path"
+import { Line } from "@branchlog/session-core"
 import { FileSnapshot } from "./FileSnapshot.js"
 import { loadActive } from "./internal/jsonl/active.js"
 import * as Cache from "./internal/jsonl/cache.js"
@@ -22,6 +24,7 @@ import { fromCursor } from "./internal/jsonl/cursor.js"
 import * as Env from "./internal/jsonl/env.js"
 import { appendLocked, exclusive } from "./internal/jsonl/held.js"
 import { load } from "./internal/jsonl/load.js"
+import * as OversizedLine from "./OversizedLine.js"
 import { search } from "./internal/jsonl/search.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import * as SessionFiles from "./SessionFiles.js"
@@ -89,6 +92,14 @@ export const make = (options: Options = {}): Effect.Effect<
       load: (ref, loadOptions) => Effect.flatMap(fileOf(ref), (f) => load(env, files.resolve(f.path), loadOptions)),
       loadActive: (ref, activeOptions) =>
         Effect.flatMap(fileOf(ref), (f) => loadActive(env, files.resolve(f.path), activeOptions)),
+      streamRows: (ref) =>
+        Stream.unwrap(Effect.map(fileOf(ref), (f) => {
+          const path = files.resolve(f.path)
+          return files.lines(path).pipe(Stream.map((line) => ({
+            text: Line.serialize(OversizedLine.parse(line, path, files)),
+            terminated: line.terminated
+          })))
+        })),
       changes: (ref, cursor) =>
         Effect.flatMap(fileOf(ref), (f) => {
           const jc = fromCursor(cursor)

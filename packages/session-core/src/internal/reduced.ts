@@ -8,6 +8,13 @@
 import type { Entry } from "../Entry.js"
 import type { ParsedLine } from "../Line.js"
 import { isEffectiveEdit } from "../SessionContext.js"
+import { canonicalEntryTypes } from "./entryTypes.js"
+
+/** The types whose reduced entries keep more than their type, id and parent. */
+const special = new Set<string>(["label", "context_edit", "compaction", "session_info"])
+
+/** One string per entry type, shared by every reduced entry (a parsed row holds its own copy). */
+const typeNames = new Map<string, string>(canonicalEntryTypes.map((type) => [type, type]))
 
 const pick = (from: Readonly<Record<string, unknown>>, into: Record<string, unknown>, key: string): void => {
   if (Object.hasOwn(from, key)) into[key] = from[key]
@@ -16,12 +23,16 @@ const pick = (from: Readonly<Record<string, unknown>>, into: Record<string, unkn
 /** The entry with only the fields a fold and a diagnosis read; `canonical` gives the id string already held for an id. */
 export const entry = (full: Entry, canonical: (id: string) => string | undefined): Entry => {
   const from = full as unknown as Readonly<Record<string, unknown>>
-  const out: Record<string, unknown> = { type: full.type, id: full.id }
-  if (Object.hasOwn(from, "parentId")) {
-    const parentId = from.parentId
-    out.parentId = typeof parentId === "string" ? canonical(parentId) ?? parentId : parentId
+  const type = typeNames.get(full.type) ?? full.type
+  const hasParent = Object.hasOwn(from, "parentId")
+  const parentId = typeof from.parentId === "string" ? canonical(from.parentId) ?? from.parentId : from.parentId
+  // the common row as one literal: its fields in the object, not in a separate store of properties
+  if (!special.has(type) && !Object.hasOwn(from, "appendMode")) {
+    return (hasParent ? { type, id: full.id, parentId } : { type, id: full.id }) as unknown as Entry
   }
-  pick(from, out, "appendMode")
+  const out: Record<string, unknown> = { type, id: full.id }
+  if (hasParent) out.parentId = parentId
+  if (Object.hasOwn(from, "appendMode")) out.appendMode = from.appendMode === "side" ? "side" : from.appendMode
   switch (full.type) {
     case "label":
       pick(from, out, "targetId")
