@@ -123,7 +123,8 @@ export const make = (
               }
             ))
             : store.streamRows(ref))),
-      changes: (ref, cursor) => Effect.flatMap(byRef(ref), (store) => store.changes(ref, cursor)),
+      changes: (ref, cursor) =>
+        Effect.flatMap(byRef(ref), (store) => store.changes(ref, cursor)),
       exclusive: (ref, use, options) => Effect.flatMap(byRef(ref), (store) => store.exclusive(ref, use, options)),
       // the one-step append is synchronous: the default store's is forwarded as it is; a driver's
       // store is made by an effect, so its references answer `undefined` (the caller takes the hold)

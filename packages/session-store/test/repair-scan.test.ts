@@ -48,14 +48,27 @@ const agree = (content: string | Uint8Array) => {
 const ids = ["a", "b", "c", "d", ""]
 const ref = fc.oneof(fc.constantFrom(...ids), fc.constant(null))
 const row = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ id: ref, parentId: ref }).map((r) =>
-    JSON.stringify({ type: "message", ...r, timestamp: "t", message: { role: "user", content: "hi" } })) },
-  { weight: 1, arbitrary: fc.record({ id: ref, parentId: ref, targetId: ref }).map((r) =>
-    JSON.stringify({ type: "leaf", ...r })) },
-  { weight: 1, arbitrary: fc.record({ id: ref, parentId: ref, targetId: ref }).map((r) =>
-    JSON.stringify({ type: "label", ...r, timestamp: "t", label: "x" })) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ id: ref, parentId: ref }).map((r) =>
+      JSON.stringify({ type: "message", ...r, timestamp: "t", message: { role: "user", content: "hi" } })
+    )
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ id: ref, parentId: ref, targetId: ref }).map((r) => JSON.stringify({ type: "leaf", ...r }))
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ id: ref, parentId: ref, targetId: ref }).map((r) =>
+      JSON.stringify({ type: "label", ...r, timestamp: "t", label: "x" })
+    )
+  },
   { weight: 1, arbitrary: fc.record({ id: ref, parentId: ref }).map((r) => JSON.stringify({ type: "other", ...r })) },
-  { weight: 1, arbitrary: fc.constantFrom(header(), "not json", "", "  ", "{\"type\":\"mess", "\r", "\uFEFF" + header()) }
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(header(), "not json", "", "  ", "{\"type\":\"mess", "\r", "\uFEFF" + header())
+  }
 )
 
 describe("Repair.scan", () => {
@@ -69,7 +82,13 @@ describe("Repair.scan", () => {
   })
 
   it("agrees with check on invalid UTF-8 and a torn tail", () => {
-    const bytes = Buffer.concat([Buffer.from(`${header()}\n{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"`), Buffer.from([0xff, 0xfe]), Buffer.from(`"}}\n{"type":"mess`)])
+    const bytes = Buffer.concat([
+      Buffer.from(
+        `${header()}\n{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"`
+      ),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(`"}}\n{"type":"mess`)
+    ])
     expect(agree(bytes).findings.map((f) => f._tag)).toEqual(["TornTail", "InvalidUtf8"])
   })
 

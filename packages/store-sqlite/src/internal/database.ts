@@ -22,6 +22,8 @@ import type { Holder, SearchRow, SessionRow, Snapshot, WriteResult } from "./sta
 import { MMAP_BYTES, prepare } from "./statements.js"
 import * as Summary from "./summary.js"
 
+/** Rows read at once by the catch-up of the text index. */
+const INDEX_PAGE = 2_000
 /** The rows the statements give (declared with them). */
 export type { Holder, SearchRow, SessionRow, Snapshot, WriteResult }
 
@@ -322,16 +324,20 @@ export class Db {
   }
 
   private index(session: SessionRow): void {
-    const texts = this.rowsAfter(session.sid, session.indexed)
     let seq = session.indexed
-    for (const text of texts) {
-      seq += 1
-      const line = Line.parse(text, seq, seq - 1)
-      const found = Summary.searchable(line)
-      if (found !== undefined) {
-        const [rowId, , , timestamp] = Summary.columnsOf(line)
-        this.st.insertFts.run(session.sid, seq, found.text, session.id, rowId, found.role, timestamp)
+    // a page of rows at a time: a session copied in batches may have every row left to index
+    for (;;) {
+      const texts = this.st.textsAfterPage.all(session.sid, seq, session.sid, INDEX_PAGE) as Array<string>
+      for (const text of texts) {
+        seq += 1
+        const line = Line.parse(text, seq, seq - 1)
+        const found = Summary.searchable(line)
+        if (found !== undefined) {
+          const [rowId, , , timestamp] = Summary.columnsOf(line)
+          this.st.insertFts.run(session.sid, seq, found.text, session.id, rowId, found.role, timestamp)
+        }
       }
+      if (texts.length < INDEX_PAGE) break
     }
     this.st.setIndexed.run(seq, session.sid)
   }

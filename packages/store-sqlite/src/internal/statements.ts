@@ -93,6 +93,10 @@ export const prepare = (db: Database.Database, pending: boolean) => ({
   textsAfter: db.prepare(
     `SELECT text FROM rows WHERE rowid > ${KEY("?", "?")} AND rowid <= ${KEY("?", "4294967295")} ORDER BY rowid`
   ).pluck(),
+  /** `textsAfter`, at most `?` rows (the catch-up of the text index reads a page at a time). */
+  textsAfterPage: db.prepare(
+    `SELECT text FROM rows WHERE rowid > ${KEY("?", "?")} AND rowid <= ${KEY("?", "4294967295")} ORDER BY rowid LIMIT ?`
+  ).pluck(),
   insertRow: db.prepare(
     `INSERT INTO rows (rowid, session, seq, id, parent_id, type, timestamp, text)
      VALUES (${KEY("?", "?")}, ?, ?, ?, ?, ?, ?, ?)`

@@ -81,8 +81,9 @@ export const scan = (path: string): Effect.Effect<Scanned, ReadError, Transcript
           continue
         }
         lastLine = line
-        if (line._tag === "Corrupt") kept.push({ _tag: "Corrupt", raw: "", reason: "", line: line.line, offset: line.offset })
-        else if (line._tag === "Header") kept.push(line)
+        if (line._tag === "Corrupt") {
+          kept.push({ _tag: "Corrupt", raw: "", reason: "", line: line.line, offset: line.offset })
+        } else if (line._tag === "Header") kept.push(line)
         const found = oversizedFinding(line)
         if (found !== undefined) oversized.push(found)
         accumulator.push(line)
