@@ -9,11 +9,12 @@
  *
  * @since 0.1.0
  */
-import type { Entry } from "./Entry.js"
+import type { Entry, SessionHeader } from "./Entry.js"
 import { malformedReason } from "./internal/classify.js"
+import * as Compact from "./internal/compact.js"
 import * as Reduced from "./internal/reduced.js"
 import * as internal from "./internal/state.js"
-import type { ParsedLine, Row } from "./Line.js"
+import type { HeaderLine, ParsedLine, Row } from "./Line.js"
 import * as Line from "./Line.js"
 import * as SessionContext from "./SessionContext.js"
 import * as SessionState from "./SessionState.js"
@@ -113,34 +114,65 @@ interface Known {
 /** Every finding, in file order. O(rows). */
 export const diagnose = (state: SessionState.SessionState): Array<Problem> => diagnoseWith(state, undefined)
 
+/** The rows a diagnosis walks: a whole state's, or a compact table's (see {@link accumulator}). */
+interface Rows {
+  readonly header: SessionHeader | undefined
+  readonly headerLine: HeaderLine | undefined
+  /** The rows that are not entries, each with the number of entries before it. */
+  readonly others: ReadonlyArray<internal.OtherRow>
+  readonly count: number
+  /** Line and offset of the entry at `i`. */
+  readonly where: (i: number) => Where
+  /** The whole row of the entry at `i` (read for the byte-order mark when nothing is `Known`). */
+  readonly entryRow: (i: number) => Row
+  readonly invalidLeafControls: ReadonlySet<string>
+  /** Pushes the findings of the entry at `i`. */
+  readonly entryProblems: (i: number, firstLines: Map<string, number>, problems: Array<Problem>) => void
+  readonly cycles: () => Array<Problem>
+}
+
 const diagnoseWith = (state: SessionState.SessionState, known: Known | undefined): Array<Problem> => {
   const s = state as unknown as internal.MutableState
-  const problems: Array<Problem> = []
-  if (state.header === undefined) problems.push({ _tag: "MissingHeader" })
-  else if (!SessionState.headerIsFirst(state)) problems.push({ _tag: "HeaderNotFirst", ...at(state.headerLine!) })
+  const where = (i: number): Where => ({ line: s.entryLines.get(i), offset: s.entryOffsets.get(i) })
+  return diagnoseRows({
+    header: s.header,
+    headerLine: s.headerLine,
+    others: s.others,
+    count: s.entries.length,
+    where,
+    entryRow: (i) => ({
+      _tag: "Entry",
+      entry: s.entries[i]!,
+      line: s.entryLines.get(i),
+      offset: s.entryOffsets.get(i)
+    }),
+    invalidLeafControls: s.invalidLeafControls,
+    entryProblems: (i, firstLines, problems) => entryProblems(state, s.entries[i]!, where(i), firstLines, problems),
+    cycles: () => cycles(state)
+  }, known)
+}
 
-  const entryRow = (i: number): Row => ({
-    _tag: "Entry",
-    entry: s.entries[i]!,
-    line: s.entryLines.get(i),
-    offset: s.entryOffsets.get(i)
-  })
-  const lastOther = s.others[s.others.length - 1]
-  const lastRow: Row | undefined = lastOther !== undefined && lastOther.before === s.entries.length
-    ? lastOther.row
-    : s.entries.length > 0
-    ? entryRow(s.entries.length - 1)
-    : undefined
-  const firstOther = s.others[0]
-  const first: Row | undefined = firstOther !== undefined && firstOther.before === 0
-    ? firstOther.row
-    : s.entries.length > 0
-    ? entryRow(0)
-    : undefined
-  if (
-    first !== undefined && first.offset === 0 &&
-    (known === undefined ? Line.hasByteOrderMark(first) : known.byteOrderMark)
-  ) problems.push({ _tag: "ByteOrderMark", ...at(first) })
+const diagnoseRows = (rows: Rows, known: Known | undefined): Array<Problem> => {
+  const { count, others } = rows
+  const problems: Array<Problem> = []
+  if (rows.header === undefined) problems.push({ _tag: "MissingHeader" })
+  else if (!headerIsFirst(rows)) problems.push({ _tag: "HeaderNotFirst", ...at(rows.headerLine!) })
+
+  // the last row, compared with corrupt rows only (an entry's row is never one of them)
+  const lastOther = others[others.length - 1]
+  const lastRow: Row | undefined = lastOther !== undefined && lastOther.before === count ? lastOther.row : undefined
+  const firstOther = others[0]
+  if (firstOther !== undefined && firstOther.before === 0) {
+    const first = firstOther.row
+    if (first.offset === 0 && (known === undefined ? Line.hasByteOrderMark(first) : known.byteOrderMark)) {
+      problems.push({ _tag: "ByteOrderMark", ...at(first) })
+    }
+  } else if (count > 0) {
+    const first = rows.where(0)
+    if (first.offset === 0 && (known === undefined ? Line.hasByteOrderMark(rows.entryRow(0)) : known.byteOrderMark)) {
+      problems.push({ _tag: "ByteOrderMark", ...first })
+    }
+  }
   // only ids used twice need the line of their first row
   const firstLines = new Map<string, number>()
   const otherRow = (row: Exclude<Row, { readonly _tag: "Entry" }>): void => {
@@ -164,10 +196,10 @@ const diagnoseWith = (state: SessionState.SessionState, known: Known | undefined
         problems.push({ _tag: "CorruptLine", reason: row.reason, last: row === lastRow, ...at(row) })
         break
       case "Header":
-        if (row !== state.headerLine) problems.push({ _tag: "DuplicateHeader", id: row.header.id, ...at(row) })
+        if (row !== rows.headerLine) problems.push({ _tag: "DuplicateHeader", id: row.header.id, ...at(row) })
         break
       case "LeafControl":
-        if (state.invalidLeafControls.has(row.control.id)) {
+        if (rows.invalidLeafControls.has(row.control.id)) {
           problems.push({ _tag: "InvalidLeafControl", id: row.control.id, ...at(row) })
         }
         break
@@ -175,26 +207,70 @@ const diagnoseWith = (state: SessionState.SessionState, known: Known | undefined
   }
   // the rows in file order, without an array of them: the entries between the other rows
   let next = 0
-  const entriesUpTo = (count: number) => {
-    for (; next < count; next++) {
-      entryProblems(
-        state,
-        s.entries[next]!,
-        { line: s.entryLines.get(next), offset: s.entryOffsets.get(next) },
-        firstLines,
-        problems
-      )
-    }
+  const entriesUpTo = (before: number) => {
+    for (; next < before; next++) rows.entryProblems(next, firstLines, problems)
   }
-  for (const { before, row } of s.others) {
+  for (const { before, row } of others) {
     entriesUpTo(before)
     otherRow(row)
   }
-  entriesUpTo(s.entries.length)
+  entriesUpTo(count)
   if (known !== undefined) problems.push(...known.malformed)
-  problems.push(...cycles(state))
+  problems.push(...rows.cycles())
   return problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
 }
+
+/** `SessionState.headerIsFirst` of the rows. */
+const headerIsFirst = (rows: Rows): boolean => {
+  for (const { before, row } of rows.others) {
+    if (before > 0) return false
+    if (row._tag !== "Corrupt") return row === rows.headerLine
+  }
+  return false
+}
+
+/** The findings of the entry at `i` of a compact table: `entryProblems` where no id repeats and no row is opaque-linked. */
+const compactEntryProblems = (table: Compact.CompactTable, i: number, problems: Array<Problem>): void => {
+  const orphanOf = table.orphanParent(i)
+  if (orphanOf !== undefined) problems.push({ _tag: "Orphan", id: table.id(i), parentId: orphanOf, ...table.at(i) })
+  const entry = table.special(i)
+  if (entry === undefined) return
+  if (entry.type === "label" && !table.has(entry.targetId)) {
+    problems.push({ _tag: "DanglingLabel", id: entry.id, targetId: entry.targetId, ...table.at(i) })
+  }
+  if (entry.type === "context_edit") {
+    if (!SessionContext.isEffectiveEdit(entry)) {
+      problems.push({ _tag: "InvalidContextEdit", id: entry.id, ...table.at(i) })
+    } else if (!table.has(entry.targetId)) {
+      problems.push({ _tag: "DanglingContextEdit", id: entry.id, targetId: entry.targetId, ...table.at(i) })
+    }
+  }
+  if (
+    entry.type === "compaction" && entry.firstKeptEntryId !== null && entry.firstKeptEntryId !== entry.id &&
+    !table.isAbove(i, entry.firstKeptEntryId)
+  ) {
+    problems.push({ _tag: "KeptEntryOffPath", id: entry.id, firstKeptEntryId: entry.firstKeptEntryId, ...table.at(i) })
+  }
+}
+
+const noLeafControls: ReadonlySet<string> = new Set()
+
+/** The findings of a compact table's rows. */
+const diagnoseCompact = (table: Compact.CompactTable, known: Known): Array<Problem> =>
+  diagnoseRows({
+    header: table.header,
+    headerLine: table.headerLine,
+    others: table.others,
+    count: table.count,
+    where: (i) => table.at(i),
+    entryRow: () => {
+      throw new Error("unreachable: a compact diagnosis knows the byte-order mark")
+    },
+    invalidLeafControls: noLeafControls,
+    entryProblems: (i, _firstLines, problems) => compactEntryProblems(table, i, problems),
+    // every parent comes before its child: no cycle
+    cycles: () => []
+  }, known)
 
 const entryProblems = (
   state: SessionState.SessionState,
@@ -331,30 +407,33 @@ export interface Accumulator {
   readonly push: (line: ParsedLine) => void
   /** Every finding of the lines pushed: what {@link diagnose} gives on the state of the same lines. */
   readonly finish: () => Array<Problem>
-  /**
-   * The state of the lines pushed, each reduced to what a diagnosis reads (the header and leaf
-   * controls whole; entries without their content; corrupt rows without their text).
-   */
-  readonly state: SessionState.SessionState
+  /** The header of the lines pushed (the first `session` row), `undefined` while none. */
+  readonly header: () => SessionHeader | undefined
 }
 
 /**
- * A diagnosis that folds lines one at a time and keeps only what its findings need of each:
- * memory grows by a small constant per entry (its id, parent and type), never by the size of
- * the rows, so a session larger than memory is checked in one pass over its lines.
+ * A diagnosis that folds lines one at a time and keeps only what its findings need of each. A
+ * plain session (each entry under one written before it, no duplicate id, no side append, leaf
+ * control or parent-linked opaque row) is kept in typed arrays, about 50 bytes per entry: its ids
+ * interned, its parents as indexes, its types as bytes. From the first row of any other shape on,
+ * the reducer takes over with entries cut down to id, parent and type (about three times that).
+ * Memory never grows with the size of the rows, so a session larger than memory is checked in
+ * one pass over its lines.
  */
 export const accumulator = (): Accumulator => {
-  const state = SessionState.empty()
-  const s = state as unknown as internal.MutableState
+  let table: Compact.CompactTable | undefined = new Compact.CompactTable()
+  let state: SessionState.SessionState | undefined
   const malformed: Array<Problem> = []
   let byteOrderMark = false
   let first = true
   const canonical = (id: string): string | undefined => {
+    const s = state as unknown as internal.MutableState
     const position = s.positions.get(id)
     return position === undefined ? undefined : s.entries[position]!.id
   }
+  const none = (): undefined => undefined
   return {
-    state,
+    header: () => table?.header ?? state?.header,
     push: (line) => {
       if (line._tag === "Blank") return
       if (first) {
@@ -374,8 +453,22 @@ export const accumulator = (): Accumulator => {
           })
         }
       }
-      SessionState.apply(state, Reduced.line(line, canonical))
+      if (table !== undefined) {
+        const reduced = Reduced.line(line, none)
+        if (table.push(reduced)) return
+        // a row of another shape: the reducer takes over from the rows so far
+        const replayed = SessionState.empty()
+        table.replay((row) => SessionState.apply(replayed, row))
+        table = undefined
+        state = replayed
+        SessionState.apply(state, Reduced.line(line, canonical))
+        return
+      }
+      SessionState.apply(state!, Reduced.line(line, canonical))
     },
-    finish: () => diagnoseWith(state, { byteOrderMark, malformed })
+    finish: () =>
+      table !== undefined
+        ? diagnoseCompact(table, { byteOrderMark, malformed })
+        : diagnoseWith(state!, { byteOrderMark, malformed })
   }
 }

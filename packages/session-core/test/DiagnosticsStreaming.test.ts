@@ -145,6 +145,80 @@ describe("Diagnostics.accumulator", () => {
     )
   })
 
+  it("agrees on random plain sessions (unique ids, parents written before their entries: the compact tables)", () => {
+    // a reference: 0 = null, 1 = "", 2 = the row's own id, 3 = an id that never comes, else an earlier (or later) row
+    const pick = fc.integer({ min: 0, max: 12 })
+    const plainRow = fc.record({
+      kind: fc.constantFrom(
+        "message",
+        "message",
+        "message",
+        "label",
+        "compaction",
+        "context_edit",
+        "opaque",
+        "header",
+        "corrupt"
+      ),
+      parent: pick,
+      target: pick,
+      back: fc.integer({ min: 1, max: 6 }),
+      valid: fc.boolean()
+    })
+    fc.assert(
+      fc.property(fc.boolean(), fc.array(plainRow, { maxLength: 60 }), (withHeader, rows) => {
+        const refOf = (i: number, choice: number, back: number): string | null =>
+          choice === 0 ? null : choice === 1 ? "" : choice === 2 ? `e${i}` : choice === 3 ? "zz" : choice === 12
+            ? `e${i + back}` // a forward reference: the reducer takes over
+            : `e${Math.max(0, i - back)}`
+        const lines = rows.map((r, i) => {
+          const id = `e${i}`
+          const parentId = refOf(i, r.parent, r.back)
+          const target = refOf(i, r.target, r.back + 1)
+          switch (r.kind) {
+            case "label":
+              return JSON.stringify({ type: "label", id, parentId, timestamp: "t", targetId: target, label: "x" })
+            case "compaction":
+              return JSON.stringify({
+                type: "compaction",
+                id,
+                parentId,
+                timestamp: "t",
+                summary: "s",
+                firstKeptEntryId: target,
+                tokensBefore: 1
+              })
+            case "context_edit":
+              return JSON.stringify({
+                type: "context_edit",
+                id,
+                parentId,
+                timestamp: "t",
+                targetId: target,
+                replacement: r.valid ? null : 5
+              })
+            case "opaque":
+              return JSON.stringify({ type: "custom_thing", id, data: [1] })
+            case "header":
+              return JSON.stringify({ type: "session", id: "h2", version: 3, timestamp: "t", cwd: "/" })
+            case "corrupt":
+              return "{\"type\":\"mess"
+            default:
+              return JSON.stringify({
+                type: "message",
+                id,
+                parentId,
+                timestamp: "t",
+                message: { role: "user", content: "x" }
+              })
+          }
+        })
+        agree([...(withHeader ? [header] : []), ...lines].join("\n"))
+      }),
+      { numRuns: 2000 }
+    )
+  })
+
   it("agrees on long chains with cycles and compactions far below what they keep", () => {
     const lines = [header]
     for (let i = 0; i < 3000; i++) {

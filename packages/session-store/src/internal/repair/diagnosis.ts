@@ -50,13 +50,13 @@ export interface Rows {
 /**
  * What a streamed check found ({@link Diagnosis} is one): the findings, and of the rows what a
  * repair plans with. `lines` holds every line for a whole check, and only the blank lines, the
- * corrupt rows and the session headers for a streamed one; `state` may hold entries reduced to
- * their id, parent and type.
+ * corrupt rows and the session headers for a streamed one, whose `state` is only the header.
  */
 export interface Scanned {
   readonly lines: ReadonlyArray<Line.ParsedLine>
   readonly terminated: boolean
-  readonly state: SessionState.SessionState
+  /** Of the state, the header (a whole check gives the whole state). */
+  readonly state: Pick<SessionState.SessionState, "header">
   readonly version: number | undefined
   readonly findings: ReadonlyArray<Finding>
 }

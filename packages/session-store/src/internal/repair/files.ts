@@ -7,7 +7,7 @@
  * `Clock`, the cwd from the caller.
  */
 import type { Line as LineTypes } from "@branchlog/session-core"
-import { Diagnostics, Entry, SessionState } from "@branchlog/session-core"
+import { Diagnostics, Entry } from "@branchlog/session-core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -89,8 +89,9 @@ export const scan = (path: string): Effect.Effect<Scanned, ReadError, Transcript
         accumulator.push(line)
       }
     })
-    const { state } = accumulator
-    const version = SessionState.version(state)
+    const header = accumulator.header()
+    const state = { header }
+    const version = header === undefined ? undefined : typeof header.version === "number" ? header.version : 1
     if (version !== undefined && version < Entry.CURRENT_SESSION_VERSION) return yield* check(path)
     const findings = storeFindings(accumulator.finish(), { lastLine, terminated, oversized, version })
     const invalid = yield* invalidUtf8(path)
