@@ -11,6 +11,7 @@
 // eslint-disable-next-line @typescript-eslint/triple-slash-reference
 /// <reference path="./better-sqlite3.d.ts" />
 import { Line } from "@branchlog/session-core"
+import type { RowsPage } from "@branchlog/session-store/StoreRows"
 import type { SessionSummary } from "@branchlog/session-store/TranscriptStore"
 import type Database from "better-sqlite3"
 import * as SqliteEngine from "../SqliteEngine.js"
@@ -103,6 +104,16 @@ export class Db {
   /** The texts of the rows of session number `sid` after sequence `after`, in order. */
   rowsAfter(sid: number, after: number): Array<string> {
     return this.st.textsAfter.all(sid, after, sid) as Array<string>
+  }
+
+  /** A page of the rows of session `id` after sequence `after` (at most `limit`), with its head, in one read transaction. */
+  rowsPage(id: string, after: number, limit: number): RowsPage | undefined {
+    return this.handle.transaction(() => {
+      const session = this.session(id)
+      if (session === undefined) return undefined
+      const texts = this.st.textsAfterPage.all(session.sid, after, session.sid, limit) as Array<string>
+      return { generation: session.generation, texts, last: session.seq, torn: session.torn === 1 }
+    })()
   }
 
   /** The session and all its rows in one read transaction (no write lock). */
