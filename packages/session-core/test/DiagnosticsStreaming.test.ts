@@ -219,6 +219,14 @@ describe("Diagnostics.accumulator", () => {
     )
   })
 
+  it("agrees on a plain session with ids of 200,000 characters (an orphan's parent among them)", () => {
+    const long = (c: string) => c.repeat(200_000)
+    const row = (id: string, parentId: string | null) =>
+      JSON.stringify({ type: "message", id, parentId, timestamp: "t", message: { role: "user", content: "x" } })
+    const found = agree([header, row(long("a"), null), row(long("b"), long("a")), row("c", long("z"))].join("\n"))
+    expect(found.map((p) => p._tag)).toEqual(["Orphan"])
+  })
+
   it("agrees on long chains with cycles and compactions far below what they keep", () => {
     const lines = [header]
     for (let i = 0; i < 3000; i++) {

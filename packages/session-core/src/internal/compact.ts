@@ -114,7 +114,12 @@ class IdTable {
     if (wide !== undefined) return wide
     const start = this.starts.data[k]!
     const end = k + 1 < this.starts.length ? this.starts.data[k + 1]! : this.arena.length
-    return String.fromCharCode(...this.arena.data.subarray(start, end))
+    // in pieces: an id of any length (a damaged file's) stays within the arguments a call takes
+    let out = ""
+    for (let from = start; from < end; from += 4096) {
+      out += String.fromCharCode(...this.arena.data.subarray(from, Math.min(end, from + 4096)))
+    }
+    return out
   }
 
   private equals(k: number, id: string): boolean {
