@@ -327,9 +327,13 @@ export class Db {
    */
   release(id: string, token: string): void {
     const behind = this.session(id)
-    this.bulk(behind === undefined ? 0 : behind.seq - behind.indexed, () => {
-      while (this.indexPage(id)) {
-        // each page its own transaction
+    const left = behind === undefined ? 0 : behind.seq - behind.indexed
+    this.bulk(left, () => {
+      // each page its own transaction (a hold of a few appends: none, only the one below)
+      if (left > INDEX_PAGE) {
+        while (this.indexPage(id)) {
+          // the next page
+        }
       }
       this.handle.transaction(() => {
         const session = this.session(id)
