@@ -9,7 +9,8 @@
  *   --no-index`), alternated, the best of each (target ≤ 1.3×);
  * - the second `context --json`, then `show` and `info`, through the index, against start-up
  *   (`branchlog --version`) + 0.5 s (target: at most that, and under 150 MB);
- * - `tree` (target under 2 s and 300 MB); `fsck`, and a copy to SQLite (target under 400 MB each).
+ * - `tree` (target under 2 s and 300 MB); `fsck`, a copy to SQLite, and `repair` of a copy of the
+ *   file with a corrupt line (target under 400 MB each).
  *
  * Run: `pnpm -F @branchlog/cli build && pnpm -F @branchlog/session-store build`, then
  * `node --import tsx bench/large.ts` in this package (`BRANCHLOG_BENCH_ENTRIES=N` for a smaller
@@ -17,7 +18,7 @@
  */
 import { ms, ratio, table } from "@branchlog/tooling/bench"
 import { execFileSync, spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs"
+import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -77,6 +78,15 @@ const tree = run(["tree", file])
 const fsck = run(["fsck", file])
 const db = join(root, "copy.db")
 const copy = run(["copy", file, `sqlite:${db}`])
+// repair has work on a copy of the file with a corrupt line a third of the way in (the original is kept)
+const damaged = join(root, "2026-01-01T00-00-00-000Z_damaged.jsonl")
+copyFileSync(file, damaged)
+const third = Math.floor(size / 3)
+const fd = openSync(damaged, "r+")
+writeSync(fd, Buffer.from("\n{not json"), 0, 10, third)
+closeSync(fd)
+const repair = run(["repair", damaged])
+rmSync(damaged, { force: true })
 
 table([
   ["case", "figure", "peak RSS", "baseline", "ratio (target)"],
@@ -93,6 +103,7 @@ table([
   ["tree vs 2 s", ms(tree.ms), mb(tree.mb), ms(2000), ratio(tree.ms, 2000, 1)],
   ["fsck peak RSS vs 400 MB", ms(fsck.ms), mb(fsck.mb), mb(400), ratio(fsck.mb, 400, 1)],
   ["copy to SQLite peak RSS vs 400 MB", ms(copy.ms), mb(copy.mb), mb(400), ratio(copy.mb, 400, 1)],
+  ["repair (a corrupt line) peak RSS vs 400 MB", ms(repair.ms), mb(repair.mb), mb(400), ratio(repair.mb, 400, 1)],
   ["(full read: context --json --full --no-index)", ms(full.ms), mb(full.mb), "", ""],
   ["(start-up: --version)", ms(startup.ms), mb(startup.mb), "", ""]
 ])

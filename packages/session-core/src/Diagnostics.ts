@@ -9,9 +9,13 @@
  *
  * @since 0.1.0
  */
-import type { Entry } from "./Entry.js"
+import type { Entry, SessionHeader } from "./Entry.js"
 import { malformedReason } from "./internal/classify.js"
-import type { Row } from "./Line.js"
+import * as Compact from "./internal/compact.js"
+import { diagnoseCompact, diagnoseRows, type Known } from "./internal/diagnoseRows.js"
+import * as Reduced from "./internal/reduced.js"
+import * as internal from "./internal/state.js"
+import type { ParsedLine, Row } from "./Line.js"
 import * as Line from "./Line.js"
 import * as SessionContext from "./SessionContext.js"
 import * as SessionState from "./SessionState.js"
@@ -100,52 +104,27 @@ export const describe = (problem: Problem): string => {
 const at = (row: Row): Where => ({ line: row.line, offset: row.offset })
 
 /** Every finding, in file order. O(rows). */
-export const diagnose = (state: SessionState.SessionState): Array<Problem> => {
-  const problems: Array<Problem> = []
-  const rows = SessionState.rows(state)
-  if (state.header === undefined) problems.push({ _tag: "MissingHeader" })
-  else if (!SessionState.headerIsFirst(state)) problems.push({ _tag: "HeaderNotFirst", ...at(state.headerLine!) })
+export const diagnose = (state: SessionState.SessionState): Array<Problem> => diagnoseWith(state, undefined)
 
-  const firstLines = new Map<string, number>()
-  const lastRow = rows[rows.length - 1]
-  const first = rows[0]
-  if (first !== undefined && first.offset === 0 && Line.hasByteOrderMark(first)) {
-    problems.push({ _tag: "ByteOrderMark", ...at(first) })
-  }
-  for (const row of rows) {
-    switch (row._tag) {
-      case "Opaque": {
-        const reason = malformedReason(row.value)
-        if (reason !== undefined) {
-          const id = typeof row.value.id === "string" && row.value.id.trim() !== "" ? row.value.id : undefined
-          problems.push({
-            _tag: "MalformedEntry",
-            type: row.value.type as string,
-            ...(id === undefined ? {} : { id }),
-            reason,
-            ...at(row)
-          })
-        }
-        break
-      }
-      case "Corrupt":
-        problems.push({ _tag: "CorruptLine", reason: row.reason, last: row === lastRow, ...at(row) })
-        break
-      case "Header":
-        if (row !== state.headerLine) problems.push({ _tag: "DuplicateHeader", id: row.header.id, ...at(row) })
-        break
-      case "LeafControl":
-        if (state.invalidLeafControls.has(row.control.id)) {
-          problems.push({ _tag: "InvalidLeafControl", id: row.control.id, ...at(row) })
-        }
-        break
-      case "Entry":
-        entryProblems(state, row.entry, at(row), firstLines, problems)
-        break
-    }
-  }
-  problems.push(...cycles(state, rows))
-  return problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0))
+const diagnoseWith = (state: SessionState.SessionState, known: Known | undefined): Array<Problem> => {
+  const s = state as unknown as internal.MutableState
+  const where = (i: number): Where => ({ line: s.entryLines.get(i), offset: s.entryOffsets.get(i) })
+  return diagnoseRows({
+    header: s.header,
+    headerLine: s.headerLine,
+    others: s.others,
+    count: s.entries.length,
+    where,
+    entryRow: (i) => ({
+      _tag: "Entry",
+      entry: s.entries[i]!,
+      line: s.entryLines.get(i),
+      offset: s.entryOffsets.get(i)
+    }),
+    invalidLeafControls: s.invalidLeafControls,
+    entryProblems: (i, firstLines, problems) => entryProblems(state, s.entries[i]!, where(i), firstLines, problems),
+    cycles: () => cycles(state)
+  }, known)
 }
 
 const entryProblems = (
@@ -155,9 +134,11 @@ const entryProblems = (
   firstLines: Map<string, number>,
   problems: Array<Problem>
 ): void => {
-  const first = firstLines.get(entry.id)
-  if (first === undefined) firstLines.set(entry.id, where.line ?? 0)
-  else problems.push({ _tag: "DuplicateId", id: entry.id, firstLine: first, ...where })
+  if (state.duplicateIds.has(entry.id)) {
+    const first = firstLines.get(entry.id)
+    if (first === undefined) firstLines.set(entry.id, where.line ?? 0)
+    else problems.push({ _tag: "DuplicateId", id: entry.id, firstLine: first, ...where })
+  }
   const parentId = (entry as { readonly parentId?: unknown }).parentId
   if (
     typeof parentId === "string" && parentId !== "" && parentId !== entry.id && !state.logicalParents.has(entry.id) &&
@@ -178,21 +159,65 @@ const entryProblems = (
     entry.firstKeptEntryId !== entry.id
   ) {
     const kept = SessionContext.firstKeptEntryId(state, entry)
-    const before = Tree.getBranch(state, entry.id).slice(0, -1)
-    if (!before.some((e) => e.id === kept)) {
+    if (!isAbove(state as unknown as internal.MutableState, entry.id, kept)) {
       problems.push({ _tag: "KeptEntryOffPath", id: entry.id, firstKeptEntryId: entry.firstKeptEntryId, ...where })
     }
   }
 }
 
+/**
+ * `true` when an entry of id `kept` is on the branch of `id` above it (what
+ * `Tree.getBranch(state, id).slice(0, -1)` holds), walked by positions, with no array of the path.
+ */
+const isAbove = (s: internal.MutableState, id: string, kept: string | null): boolean => {
+  const start = internal.resolveCanonical(s, id)
+  if (start === null) return false
+  internal.settleParents(s)
+  const limit = s.positions.size
+  const from = s.positions.get(start)!
+  let steps = 0
+  for (let i = s.parents.get(from); i !== -1; i = s.parents.get(i)) {
+    // back at the start, or longer than there are entries: a loop, every entry on it seen already
+    if (i === from || ++steps > limit) return false
+    if (s.entries[i]!.id === kept) return true
+  }
+  return false
+}
+
+/** `true` when every canonical entry's parents reach a root (no cycle), in typed arrays; `undefined` with duplicate ids. */
+const everyEntryReachesRoot = (s: internal.MutableState): boolean | undefined => {
+  if (s.duplicateIds.size > 0) return undefined
+  internal.settleParents(s)
+  const n = s.entries.length
+  const mark = new Uint8Array(n) // 0: not yet, 1: reaches a root, 2: on the walk being made
+  const walk: Array<number> = []
+  for (let i = 0; i < n; i++) {
+    let j = i
+    while (j !== -1 && mark[j] === 0) {
+      mark[j] = 2
+      walk.push(j)
+      j = s.parents.get(j)
+    }
+    if (j !== -1 && mark[j] === 2) return false
+    for (const k of walk) mark[k] = 1
+    walk.length = 0
+  }
+  return true
+}
+
 /** Entries whose parents never reach a root: the cycles, each reported once, with what hangs below. */
-const cycles = (state: SessionState.SessionState, rows: ReadonlyArray<Row>): Array<Problem> => {
+const cycles = (state: SessionState.SessionState): Array<Problem> => {
+  const s = state as unknown as internal.MutableState
+  if (everyEntryReachesRoot(s) === true) return []
   const reached = new Set<string>()
   Tree.walk(Tree.getTree(state), (node) => reached.add(node.entry.id))
   if (reached.size === state.byId.size) return []
   const lineOf = new Map<string, Where>()
-  for (const row of rows) {
-    if (row._tag === "Entry" && state.byId.get(row.entry.id) === row.entry) lineOf.set(row.entry.id, at(row))
+  for (let i = 0; i < s.entries.length; i++) {
+    const entry = s.entries[i]!
+    if (!reached.has(entry.id) && state.byId.get(entry.id) === entry) {
+      lineOf.set(entry.id, { line: s.entryLines.get(i), offset: s.entryOffsets.get(i) })
+    }
   }
   const cycleOf = new Map<string, string>() // entry id -> the first id of its cycle
   const byFirst = new Map<string, { ids: Array<string>; detached: number }>() // in the order they are found
@@ -229,4 +254,76 @@ const cycles = (state: SessionState.SessionState, rows: ReadonlyArray<Row>): Arr
     const ordered = [...cycle.ids].sort((a, b) => (lineOf.get(a)?.line ?? 0) - (lineOf.get(b)?.line ?? 0))
     return { _tag: "Cycle" as const, ids: ordered, detached: cycle.detached, ...lineOf.get(ordered[0]!) }
   })
+}
+
+/** A diagnosis made row by row, that keeps no row's content (see {@link accumulator}). */
+export interface Accumulator {
+  /** Folds the next line (lines come in file order, blank lines included). */
+  readonly push: (line: ParsedLine) => void
+  /** Every finding of the lines pushed: what {@link diagnose} gives on the state of the same lines. */
+  readonly finish: () => Array<Problem>
+  /** The header of the lines pushed (the first `session` row), `undefined` while none. */
+  readonly header: () => SessionHeader | undefined
+}
+
+/**
+ * A diagnosis that folds lines one at a time and keeps only what its findings need of each. A
+ * plain session (each entry under one written before it, no duplicate id, no side append, leaf
+ * control or parent-linked opaque row) is kept in typed arrays, about 50 bytes per entry: its ids
+ * interned, its parents as indexes, its types as bytes. From the first row of any other shape on,
+ * the reducer takes over with entries cut down to id, parent and type (about three times that).
+ * Memory never grows with the size of the rows, so a session larger than memory is checked in
+ * one pass over its lines.
+ */
+export const accumulator = (): Accumulator => {
+  let table: Compact.CompactTable | undefined = new Compact.CompactTable()
+  let state: SessionState.SessionState | undefined
+  const malformed: Array<Problem> = []
+  let byteOrderMark = false
+  let first = true
+  const canonical = (id: string): string | undefined => {
+    const s = state as unknown as internal.MutableState
+    const position = s.positions.get(id)
+    return position === undefined ? undefined : s.entries[position]!.id
+  }
+  const none = (): undefined => undefined
+  return {
+    header: () => table?.header ?? state?.header,
+    push: (line) => {
+      if (line._tag === "Blank") return
+      if (first) {
+        first = false
+        byteOrderMark = line.offset === 0 && Line.hasByteOrderMark(line)
+      }
+      if (line._tag === "Opaque") {
+        const reason = malformedReason(line.value)
+        if (reason !== undefined) {
+          const id = typeof line.value.id === "string" && line.value.id.trim() !== "" ? line.value.id : undefined
+          malformed.push({
+            _tag: "MalformedEntry",
+            type: line.value.type as string,
+            ...(id === undefined ? {} : { id }),
+            reason,
+            ...at(line)
+          })
+        }
+      }
+      if (table !== undefined) {
+        const reduced = Reduced.line(line, none)
+        if (table.push(reduced)) return
+        // a row of another shape: the reducer takes over from the rows so far
+        const replayed = SessionState.empty()
+        table.replay((row) => SessionState.apply(replayed, row))
+        table = undefined
+        state = replayed
+        SessionState.apply(state, Reduced.line(line, canonical))
+        return
+      }
+      SessionState.apply(state!, Reduced.line(line, canonical))
+    },
+    finish: () =>
+      table !== undefined
+        ? diagnoseCompact(table, { byteOrderMark, malformed })
+        : diagnoseWith(state!, { byteOrderMark, malformed })
+  }
 }

@@ -10,9 +10,11 @@
  * @since 0.1.0
  */
 import type { Entry } from "@branchlog/session-core"
+import { Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as nodePath from "node:path"
 import { FileSnapshot } from "./FileSnapshot.js"
 import { loadActive } from "./internal/jsonl/active.js"
@@ -23,6 +25,7 @@ import * as Env from "./internal/jsonl/env.js"
 import { appendLocked, exclusive } from "./internal/jsonl/held.js"
 import { load } from "./internal/jsonl/load.js"
 import { search } from "./internal/jsonl/search.js"
+import * as OversizedLine from "./OversizedLine.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import * as SessionFiles from "./SessionFiles.js"
 import * as SessionRef from "./SessionRef.js"
@@ -89,6 +92,14 @@ export const make = (options: Options = {}): Effect.Effect<
       load: (ref, loadOptions) => Effect.flatMap(fileOf(ref), (f) => load(env, files.resolve(f.path), loadOptions)),
       loadActive: (ref, activeOptions) =>
         Effect.flatMap(fileOf(ref), (f) => loadActive(env, files.resolve(f.path), activeOptions)),
+      streamRows: (ref) =>
+        Stream.unwrap(Effect.map(fileOf(ref), (f) => {
+          const path = files.resolve(f.path)
+          return files.lines(path).pipe(Stream.map((line) => ({
+            text: Line.serialize(OversizedLine.parse(line, path, files)),
+            terminated: line.terminated
+          })))
+        })),
       changes: (ref, cursor) =>
         Effect.flatMap(fileOf(ref), (f) => {
           const jc = fromCursor(cursor)

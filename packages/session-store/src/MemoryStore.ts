@@ -15,8 +15,10 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { SessionFileConflictError } from "./SessionError.js"
 import * as SessionRef from "./SessionRef.js"
+import { FileSystemError } from "./StoreError.js"
 import * as StoreRows from "./StoreRows.js"
 import type { Appended, Changes, Cursor, Held, LoadReport, Position, TranscriptStoreShape } from "./TranscriptStore.js"
 import { SessionNotFoundError, StaleCursorError, TranscriptStore } from "./TranscriptStore.js"
@@ -254,6 +256,24 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
       refFor: (location, header) => SessionRef.memory(location, header.id),
       positionAfter: StoreRows.positionAfter,
       load,
+      streamRows: (ref) =>
+        Stream.unwrap(Effect.map(serve(ref), (served) => {
+          const key = keyOf(served)
+          return StoreRows.streamPages(
+            (after, limit) =>
+              Effect.sync(() => {
+                const session = state.sessions.get(key)
+                return session === undefined ? undefined : {
+                  generation: session.generation,
+                  texts: session.rows.slice(after, after + limit),
+                  last: session.rows.length,
+                  torn: false
+                }
+              }),
+            () =>
+              new FileSystemError({ path: key, operation: "stream rows", detail: "the session was replaced meanwhile" })
+          )
+        })),
       changes: (ref, cursor) => Effect.flatMap(serve(ref), (served) => changesOf(keyOf(served), cursor)),
       exclusive: (ref, use) => exclusive(ref, use),
       list: (query) =>

@@ -8,8 +8,9 @@
  * number ({@link plan}) and the repaired rows ({@link apply}): no I/O, no clock, no randomness, and
  * no use of byte offsets beyond reporting them, so a store of rows runs it as the file backend
  * does. The effectful one reads a file ({@link check}) and repairs it under its lock
- * ({@link repair}), streaming its lines through as bytes: memory holds the parsed rows, never a
- * string of the file, and invalid UTF-8 survives. A new header takes its id from `IdSource`, its
+ * ({@link repair}), streaming its lines through as bytes; {@link scan} checks a file in one
+ * streamed pass (memory: the longest line plus a small constant per entry), and invalid UTF-8
+ * survives. A new header takes its id from `IdSource`, its
  * time from `Clock` and its cwd from the caller, so tests get the same bytes every run.
  *
  * What repair does: corrupt lines, a torn tail and extra headers move to a sidecar
@@ -38,6 +39,9 @@ export type Rows = Diagnoses.Rows
 
 /** What a check found: the rows, their state (migrated in memory), the declared version, the findings. */
 export type Diagnosis = Diagnoses.Diagnosis
+
+/** What a streamed check ({@link scan}) found: the findings, the version, and of the rows what a repair plans with. */
+export type Scanned = Diagnoses.Scanned
 
 /** Options of {@link diagnose}: the ids of an in-memory migration (default: a hex counter). */
 export type DiagnoseOptions = Diagnoses.DiagnoseOptions
@@ -98,6 +102,12 @@ export const apply = Plans.apply
 
 /** Reads every line of a session file as it is on disk and diagnoses it (needs `TranscriptFile`; ids of an in-memory migration from `IdSource`). */
 export const check = Files.check
+
+/**
+ * The findings of {@link check} in one streamed pass: memory is bounded by the longest line plus
+ * a few tens of bytes per entry, never by the rows' content (an older version is checked whole).
+ */
+export const scan = Files.scan
 
 /** A line of bytes that are not UTF-8 (`Finding` `InvalidUtf8`). */
 export type InvalidUtf8 = Files.InvalidUtf8

@@ -12,13 +12,15 @@
  *
  * @since 0.1.0
  */
-import { Line } from "@branchlog/session-core"
+import { Entry, Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import type { SessionFileConflictError } from "./SessionError.js"
 import * as SessionRef from "./SessionRef.js"
-import type { StoreFailure } from "./TranscriptStore.js"
+import type { Cursor, StoreFailure, TranscriptStoreShape } from "./TranscriptStore.js"
 import { SessionNotFoundError, TranscriptStore } from "./TranscriptStore.js"
 
 /** A session that cannot be copied: it has no header to take an id from. */
@@ -52,6 +54,9 @@ export interface Copied {
   readonly rows: number
 }
 
+/** Rows written at once by a streamed copy (one `append` each after the first). */
+const BATCH = 2_000
+
 /** Copies the session `from` to `to` (which must not hold a session yet); `cwd` is what a recovered header gets. */
 export const copy = (
   from: string | SessionRef.SessionRef,
@@ -61,6 +66,10 @@ export const copy = (
   Effect.gen(function*() {
     const store = yield* TranscriptStore
     const source = yield* store.resolve(yield* SessionRef.from(from))
+    if (store.streamRows !== undefined) {
+      const streamed = yield* copyStreamed(store, source, to, options)
+      if (streamed !== undefined) return streamed
+    }
     const cwd = options.cwd ?? ""
     const loaded = yield* store.load(source, { readOnly: true, cache: false, cwd })
     if (!loaded.exists) return yield* new SessionNotFoundError({ ref: SessionRef.format(source) })
@@ -77,6 +86,60 @@ export const copy = (
         ...(options.durability === undefined ? {} : { durability: options.durability })
       }))
     return { from: source, to: target, rows: texts.length }
+  })
+
+/**
+ * The copy of a session whose rows need nothing done to them (a current-version header is its
+ * first row, and its last row is whole), streamed from the store's rows in batches: created with
+ * the first batch, appended with each next one, so that nothing but a batch is held. `undefined`
+ * for any other session (an old version, a header to recover, a torn tail, no rows): the caller
+ * loads it whole.
+ */
+const copyStreamed = (
+  store: TranscriptStoreShape,
+  source: SessionRef.SessionRef,
+  to: Destination,
+  options: { readonly durability?: "none" | "fsync" }
+): Effect.Effect<Copied | undefined, CopyError> =>
+  Effect.gen(function*() {
+    const rows = store.streamRows!(source)
+    // the first row that is neither blank nor corrupt decides (what a load recovers or migrates)
+    const first = yield* rows.pipe(
+      Stream.zipWithIndex,
+      Stream.map(([row, i]) => ({ row, parsed: Line.parse(row.text, i + 1, i) })),
+      Stream.filter(({ parsed }) => parsed._tag !== "Blank" && parsed._tag !== "Corrupt"),
+      Stream.runHead,
+      // a missing session: the whole load says so
+      Effect.catchTag("FileNotFoundError", () => Effect.succeed(Option.none()))
+    )
+    if (Option.isNone(first)) return undefined
+    const { parsed } = first.value
+    if (parsed._tag !== "Header" || parsed.line !== 1) return undefined
+    if ((parsed.header.version ?? 1) < Entry.CURRENT_SESSION_VERSION) return undefined
+    // a torn last row is written by `create` alone (`unterminated`): such a session is loaded whole
+    const last = yield* Stream.runLast(rows)
+    if (Option.isSome(last) && !last.value.terminated) return undefined
+    const target = yield* store.resolve(
+      to._tag === "Session" ? to.ref : store.refFor(store.resolveLocation(to.location), parsed.header)
+    )
+    const write = { ...(options.durability === undefined ? {} : { durability: options.durability }) }
+    return yield* store.exclusive(target, (held) =>
+      Effect.gen(function*() {
+        let cursor: Cursor | undefined
+        let count = 0
+        yield* Stream.runForEach(Stream.grouped(rows, BATCH), (batch) =>
+          Effect.gen(function*() {
+            const texts = Array.from(batch, (row) => row.text)
+            count += texts.length
+            cursor = cursor === undefined
+              ? (yield* held.create(texts, write)).cursor
+              : (yield* held.append(cursor, texts, write)).cursor
+          }))
+        return { from: source, to: target, rows: count }
+      })).pipe(
+        // the session is held, and each append follows the cursor of the one before: never stale
+        Effect.catchTag("StaleCursorError", Effect.die)
+      )
   })
 
 /** The destination a string names: a store's location (`sqlite:PATH`, `postgres://host/db`, a folder when `isFolder`), else a session. */

@@ -17,6 +17,7 @@
  *
  * @since 0.1.0
  */
+import { Line } from "@branchlog/session-core"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -29,7 +30,14 @@ import type * as SessionRef from "./SessionRef.js"
 import * as SessionStore from "./SessionStore.js"
 import type { TranscriptFile } from "./TranscriptFile.js"
 import type { TranscriptLock } from "./TranscriptLock.js"
-import type { ActiveResult, SearchHit, SearchQuery, StoreFailure, TranscriptStoreShape } from "./TranscriptStore.js"
+import type {
+  ActiveResult,
+  SearchHit,
+  SearchQuery,
+  StoredRow,
+  StoreFailure,
+  TranscriptStoreShape
+} from "./TranscriptStore.js"
 import { SearchUnsupportedError, TranscriptStore } from "./TranscriptStore.js"
 
 /** The members of a store that need no connection: how it names sessions and locations. */
@@ -100,7 +108,23 @@ export const make = (
           store.loadActive === undefined
             ? Effect.map(store.load(ref, options), (loaded) => ({ _tag: "Full", loaded }))
             : store.loadActive(ref, options)),
-      changes: (ref, cursor) => Effect.flatMap(byRef(ref), (store) => store.changes(ref, cursor)),
+      streamRows: (ref) =>
+        Stream.unwrap(Effect.map(byRef(ref), (store): Stream.Stream<StoredRow, StoreFailure> =>
+          store.streamRows === undefined
+            ? Stream.unwrap(Effect.map(
+              store.load(ref, { readOnly: true, cache: false, cwd: "" }),
+              (loaded) => {
+                const rows = loaded.rows()
+                const torn = loaded.report.tornTail !== undefined
+                return Stream.fromIterable(rows.map((row, i) => ({
+                  text: Line.serialize(row),
+                  terminated: !(torn && i === rows.length - 1)
+                })))
+              }
+            ))
+            : store.streamRows(ref))),
+      changes: (ref, cursor) =>
+        Effect.flatMap(byRef(ref), (store) => store.changes(ref, cursor)),
       exclusive: (ref, use, options) => Effect.flatMap(byRef(ref), (store) => store.exclusive(ref, use, options)),
       // the one-step append is synchronous: the default store's is forwarded as it is; a driver's
       // store is made by an effect, so its references answer `undefined` (the caller takes the hold)

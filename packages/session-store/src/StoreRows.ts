@@ -9,8 +9,10 @@
  * @since 0.1.0
  */
 import { Line } from "@branchlog/session-core"
-import type * as Effect from "effect/Effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as Active from "./internal/store/active.js"
 import { fold as foldRows, isCurrent as isCurrentRows, recover as recoverRows } from "./internal/store/rows.js"
 import * as Search from "./internal/store/search.js"
@@ -24,6 +26,7 @@ import type {
   LoadReport,
   Position,
   SessionSummary,
+  StoredRow,
   StoreFailure
 } from "./TranscriptStore.js"
 import { emptyReport } from "./TranscriptStore.js"
@@ -267,3 +270,50 @@ export const activeLoaded = (
     loadRest: options.loadRest
   }
 }
+
+/** Rows a row store reads at once for {@link streamPages}. */
+export const STREAM_PAGE = 1_000
+
+/** One page of a session's stored rows (see {@link streamPages}). */
+export interface RowsPage {
+  readonly generation: number
+  /** The texts of the rows after the one asked for, at most a page of them. */
+  readonly texts: ReadonlyArray<string>
+  /** The sequence number of the session's last row. */
+  readonly last: number
+  /** The last row was written without its end (a torn tail). */
+  readonly torn: boolean
+}
+
+/**
+ * A session's rows streamed a page at a time by sequence number (`TranscriptStore.streamRows` of
+ * a row store): `read(after, limit)` gives the page of rows after row `after` (rows are numbered
+ * from 1), `undefined` when there is no session (an empty stream). A session replaced between two
+ * pages fails the stream with `replaced()`: its rows are never mixed from two generations.
+ */
+export const streamPages = <E>(
+  read: (after: number, limit: number) => Effect.Effect<RowsPage | undefined, E>,
+  replaced: () => E,
+  pageSize: number = STREAM_PAGE
+): Stream.Stream<StoredRow, E> =>
+  Stream.paginateChunkEffect(
+    { after: 0, generation: undefined as number | undefined },
+    ({ after, generation }) =>
+      Effect.flatMap(read(after, pageSize), (page) => {
+        if (page === undefined) return Effect.succeed([Chunk.empty<StoredRow>(), Option.none()] as const)
+        if (generation !== undefined && page.generation !== generation) return Effect.fail(replaced())
+        const rows = page.texts.map((text, i): StoredRow => ({
+          text,
+          terminated: !(page.torn && after + i + 1 === page.last)
+        }))
+        const next = after + page.texts.length
+        return Effect.succeed(
+          [
+            Chunk.unsafeFromArray(rows),
+            page.texts.length < pageSize || next >= page.last
+              ? Option.none()
+              : Option.some({ after: next, generation: page.generation })
+          ] as const
+        )
+      })
+  )

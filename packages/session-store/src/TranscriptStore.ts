@@ -194,6 +194,12 @@ export interface Appended {
   readonly end: Position
 }
 
+/** One stored row as {@link TranscriptStoreShape.streamRows} gives it: its text, and `false` for a last row written without its end (a torn tail). */
+export interface StoredRow {
+  readonly text: string
+  readonly terminated: boolean
+}
+
 /** Options of a write. */
 export interface WriteOptions {
   /** `"fsync"`: durable before it returns (default `"none"`). */
@@ -315,6 +321,12 @@ export interface TranscriptStoreShape {
     ref: SessionRef.SessionRef,
     options: ActiveOptions
   ) => Effect.Effect<ActiveResult, StoreFailure>
+  /**
+   * Optional: the session's rows as stored, in order, streamed (no recovery, no migration, nothing
+   * held but the rows in flight): what a copy of a current session reads. A store that leaves it
+   * out is read by `load`. A session with no rows is an empty stream.
+   */
+  readonly streamRows?: (ref: SessionRef.SessionRef) => Stream.Stream<StoredRow, StoreFailure>
   /** What changed since `cursor`, without holding the session. */
   readonly changes: (ref: SessionRef.SessionRef, cursor: Cursor) => Effect.Effect<Changes, StoreFailure>
   /** Runs `use` holding the session exclusively (re-entrant on one fiber). */

@@ -17,6 +17,7 @@
 import { Line } from "@branchlog/session-core"
 import { SessionFileConflictError } from "@branchlog/session-store/SessionError"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
+import { FileSystemError } from "@branchlog/session-store/StoreError"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
 import type {
   Appended,
@@ -37,6 +38,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import { randomBytes } from "node:crypto"
 import * as nodePath from "node:path"
 import * as Active from "./internal/active.js"
@@ -311,6 +313,24 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
       load,
       loadActive: (r, o) =>
         Effect.flatMap(serve(r), (served) => Active.loadActive(activeDeps, served, keyOf(served), o)),
+      streamRows: (r) =>
+        Stream.unwrap(Effect.map(serve(r), (served) =>
+          StoreRows.streamPages(
+            (after, limit) =>
+              Effect.flatMap(
+                connections.readable(served.path),
+                (db) =>
+                  db === undefined
+                    ? Effect.succeed(undefined)
+                    : run(db, "stream rows", () => db.rowsPage(served.id, after, limit))
+              ),
+            () =>
+              new FileSystemError({
+                path: keyOf(served),
+                operation: "stream rows",
+                detail: "the session was replaced while its rows were read"
+              })
+          ))),
       changes: (r, cursor) =>
         Effect.flatMap(
           serve(r),

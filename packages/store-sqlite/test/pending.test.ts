@@ -51,6 +51,26 @@ describe("SqliteStore rows to index", () => {
     expect(await search(file, "charlie")).toEqual(["c"])
   })
 
+  it("a release with more than a page of rows left (a copy in batches) indexes them all, a page per transaction", async () => {
+    const file = freshDb()
+    const ref = SqliteStore.ref(file, "s")
+    const batch = (from: number) => Array.from({ length: 1_500 }, (_, i) => message(`m${from + i}`, `word${from + i}`))
+    await withStore((store) =>
+      store.exclusive(ref, (held) =>
+        Effect.gen(function*() {
+          let cursor = (yield* held.create([header("s"), ...batch(0)])).cursor
+          for (const from of [1_500, 3_000, 4_500]) cursor = (yield* held.append(cursor, batch(from))).cursor
+          expect(flags(file)).toEqual([{ id: "s", indexed: 0, seq: 6_001, pending: 1 }])
+        }))
+    )
+    expect(flags(file)).toEqual([{ id: "s", indexed: 6_001, seq: 6_001, pending: null }])
+    expect(await search(file, "word0")).toEqual(["m0"])
+    expect(await search(file, "word5999")).toEqual(["m5999"])
+    expect(withDb(file, (db) => db.handle.prepare("SELECT count(*) AS n FROM messages_fts").get())).toEqual({
+      n: 6_000
+    })
+  })
+
   it("rows of a holder that died before its release: flagged, found by the next search, then cleared", async () => {
     const file = freshDb()
     await withStore((store) =>

@@ -12,10 +12,12 @@ import type { TranscriptStoreShape } from "@branchlog/session-store/TranscriptSt
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
@@ -54,6 +56,22 @@ const create = (
 const sha = (file: string) => createHash("sha256").update(fs.readFileSync(file)).digest("hex")
 
 describe("SqliteStore", () => {
+  it.live("streamRows: every row in pages, a torn last row unterminated, a missing session empty", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const file = freshDb()
+        const texts = [
+          header("s1"),
+          ...Array.from({ length: 2_400 }, (_, i) => message(`m${i}`, null, "user", `t${i}`))
+        ]
+        yield* create(store, SqliteStore.ref(file, "s1"), [...texts, "{\"type\":\"message\",\"id\":\"to"], true)
+        const rows = Chunk.toReadonlyArray(yield* Stream.runCollect(store.streamRows!(SqliteStore.ref(file, "s1"))))
+        expect(rows.map((r) => r.text)).toEqual([...texts, "{\"type\":\"message\",\"id\":\"to"])
+        expect(rows.filter((r) => !r.terminated).map((r) => r.text)).toEqual(["{\"type\":\"message\",\"id\":\"to"])
+        expect(Chunk.size(yield* Stream.runCollect(store.streamRows!(SqliteStore.ref(file, "none"))))).toBe(0)
+      })
+    ))
+
   it.live("keeps every row's text: BOM, CRLF, blank, corrupt and opaque rows, and a torn last line until the next append", () =>
     withStore((store) =>
       Effect.gen(function*() {

@@ -41,11 +41,11 @@ const printed = (file: string, finding: Repair.Finding): Finding => {
 }
 
 /** The findings of one check, as printed. */
-export const findings = (file: string, diagnosis: Repair.Diagnosis): Array<Finding> =>
+export const findings = (file: string, diagnosis: Repair.Scanned): Array<Finding> =>
   diagnosis.findings.map((finding) => printed(file, finding))
 
-/** The check of one file (the library's), after the CLI's own test that the file exists. */
-const scan = (file: string) => requireFile(file).pipe(Effect.zipRight(Repair.check(file)))
+/** The streamed check of one file (the library's), after the CLI's own test that the file exists. */
+const scan = (file: string) => requireFile(file).pipe(Effect.zipRight(Repair.scan(file)))
 
 /**
  * The session files named: files as they are, folders by their session files (recursively), as
@@ -83,7 +83,7 @@ export const expand = (inputs: ReadonlyArray<string>) =>
  */
 const scanExpanded = (file: string, inFolder: ReadonlySet<string>) =>
   scan(file).pipe(
-    Effect.map((found): { readonly found: Repair.Diagnosis } | { readonly passedOver: Finding } => ({ found })),
+    Effect.map((found): { readonly found: Repair.Scanned } | { readonly passedOver: Finding } => ({ found })),
     Effect.catchTag("NotRegularFileError", (error) =>
       inFolder.has(file)
         ? Effect.succeed({

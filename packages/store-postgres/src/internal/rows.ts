@@ -186,6 +186,41 @@ export const loadRows = (
     }
   )
 
+/** The head and at most `limit` rows after `after`, in one statement (one snapshot); `undefined`: no session. */
+export const pageRows = (
+  run: Run,
+  session: string,
+  after: number,
+  limit: number
+): Effect.Effect<
+  {
+    readonly generation: number
+    readonly texts: Array<string>
+    readonly last: number
+    readonly torn: boolean
+  } | undefined,
+  SqlError
+> =>
+  Effect.map(
+    run(
+      `SELECT s.generation, s.last_seq, s.torn_tail, r.text, r.raw FROM branchlog_sessions s
+       LEFT JOIN branchlog_rows r ON r.session_id = s.session_id AND r.seq > $2 AND r.seq <= $3
+       WHERE s.session_id = $1 ORDER BY r.seq`,
+      [session, after, after + limit]
+    ),
+    (rows) => {
+      if (rows.length === 0) return undefined
+      const texts: Array<string> = []
+      for (const row of rows) if (row.text !== null) texts.push(textOfRow(row))
+      return {
+        generation: rows[0].generation as number,
+        texts,
+        last: rows[0].last_seq as number,
+        torn: rows[0].torn_tail === true
+      }
+    }
+  )
+
 /** The head and the rows after `seen` when the generation is `generation` (else none), in one statement. */
 export const tailRows = (
   run: Run,

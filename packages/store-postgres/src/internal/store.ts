@@ -14,6 +14,7 @@ import type {
   Loaded,
   LoadOptions,
   LoadReport,
+  StoredRow,
   StoreFailure,
   TranscriptStoreShape
 } from "@branchlog/session-store/TranscriptStore"
@@ -265,6 +266,28 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
           )
         }))
 
+    /** The rows as stored, a page at a time by sequence (`StoreRows.streamPages`). */
+    const streamRows = (ref: SessionRef.SessionRef): Stream.Stream<StoredRow, StoreFailure> =>
+      Stream.unwrap(Effect.map(serve(ref), (served) => {
+        const key = keyOf(served)
+        return StoreRows.streamPages(
+          (after, limit) =>
+            Effect.gen(function*() {
+              const { pool, present } = yield* Effect.catchAll(ready(served.url, false), storeError(key, "stream rows"))
+              if (!present) return undefined
+              return yield* retrying(Rows.pageRows(onPool(pool.sql), served.id, after, limit), retryMs).pipe(
+                Effect.catchAll(fail(key, "stream rows"))
+              )
+            }),
+          () =>
+            new FileSystemError({
+              path: redact(key),
+              operation: "stream rows",
+              detail: "the session was replaced while its rows were read"
+            })
+        )
+      }))
+
     // --- reads across sessions (listing.ts) ----------------------------------------------------
 
     const listingDeps: Listing.Deps = {
@@ -311,6 +334,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
       load,
       loadActive: (ref, options) =>
         Effect.flatMap(serve(ref), (served) => Active.loadActive(activeDeps, served, keyOf(served), options)),
+      streamRows,
       changes,
       exclusive,
       list: (query) => Listing.list(listingDeps, query),

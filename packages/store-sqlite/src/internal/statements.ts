@@ -76,6 +76,9 @@ export const SUMMARY_COLUMNS = [
 /** How much of a database file is read through a memory map. */
 export const MMAP_BYTES = 1024 * 1024 * 1024
 
+/** Rows from which a write or an indexing runs without the memory map (see `Db.bulk`). */
+export const BULK_ROWS = 1_000
+
 /** A row's key: the session's number in the high 32 bits, its sequence number in the low ones. */
 const KEY = (sid: string, seq: string) => `((${sid} << 32) + ${seq})`
 
@@ -92,6 +95,10 @@ export const prepare = (db: Database.Database, pending: boolean) => ({
   ),
   textsAfter: db.prepare(
     `SELECT text FROM rows WHERE rowid > ${KEY("?", "?")} AND rowid <= ${KEY("?", "4294967295")} ORDER BY rowid`
+  ).pluck(),
+  /** `textsAfter`, at most `?` rows (the catch-up of the text index reads a page at a time). */
+  textsAfterPage: db.prepare(
+    `SELECT text FROM rows WHERE rowid > ${KEY("?", "?")} AND rowid <= ${KEY("?", "4294967295")} ORDER BY rowid LIMIT ?`
   ).pluck(),
   insertRow: db.prepare(
     `INSERT INTO rows (rowid, session, seq, id, parent_id, type, timestamp, text)

@@ -47,8 +47,22 @@ export interface Rows {
   readonly terminated: boolean
 }
 
+/**
+ * What a streamed check found ({@link Diagnosis} is one): the findings, and of the rows what a
+ * repair plans with. `lines` holds every line for a whole check, and only the blank lines, the
+ * corrupt rows and the session headers for a streamed one, whose `state` is only the header.
+ */
+export interface Scanned {
+  readonly lines: ReadonlyArray<Line.ParsedLine>
+  readonly terminated: boolean
+  /** Of the state, the header (a whole check gives the whole state). */
+  readonly state: Pick<SessionState.SessionState, "header">
+  readonly version: number | undefined
+  readonly findings: ReadonlyArray<Finding>
+}
+
 /** What a check found, with what it found it in. */
-export interface Diagnosis extends Rows {
+export interface Diagnosis extends Rows, Scanned {
   /** The state of the rows as they are (older versions migrated in memory, never written: for the tree checks). */
   readonly state: SessionState.SessionState
   /** The version the header declares (absent ⇒ 1), `undefined` without a header. */
@@ -140,7 +154,43 @@ export const diagnose = (rows: Rows, options: DiagnoseOptions = {}): Diagnosis =
       break
     }
   }
-  const findings: Array<Finding> = Diagnostics.diagnose(state).map((problem): Finding =>
+  const oversized: Array<Finding> = []
+  for (const line of lines) {
+    const found = oversizedFinding(line)
+    if (found !== undefined) oversized.push(found)
+  }
+  const findings = storeFindings(Diagnostics.diagnose(state), { lastLine, terminated, oversized, version })
+  return { lines, terminated, state, version, findings }
+}
+
+/** The `OversizedLine` finding of a line over the ceiling, else `undefined`. */
+export const oversizedFinding = (line: Line.ParsedLine): Finding | undefined =>
+  OversizedLine.is(line)
+    ? {
+      _tag: "OversizedLine",
+      line: line.line,
+      offset: line.offset,
+      byteLength: line.byteLength,
+      ...(line.value.id === undefined ? {} : { id: line.value.id })
+    }
+    : undefined
+
+/**
+ * session-core's findings with the store's: a corrupt last line that no newline ends is a torn
+ * tail; then a missing final newline, the oversized lines, an old version.
+ */
+export const storeFindings = (
+  problems: ReadonlyArray<Diagnostics.Problem>,
+  rows: {
+    /** The last line that is not blank. */
+    readonly lastLine: Line.ParsedLine | undefined
+    readonly terminated: boolean
+    readonly oversized: ReadonlyArray<Finding>
+    readonly version: number | undefined
+  }
+): Array<Finding> => {
+  const { lastLine, terminated, version } = rows
+  const findings: Array<Finding> = problems.map((problem): Finding =>
     problem._tag === "CorruptLine" && !terminated && problem.line !== undefined && problem.line === lastLine?.line
       ? { _tag: "TornTail", reason: problem.reason, line: problem.line, offset: problem.offset! }
       : problem
@@ -148,16 +198,7 @@ export const diagnose = (rows: Rows, options: DiagnoseOptions = {}): Diagnosis =
   if (!terminated && lastLine !== undefined && lastLine._tag !== "Corrupt") {
     findings.push({ _tag: "NoFinalNewline", line: lastLine.line, offset: lastLine.offset })
   }
-  for (const line of lines) {
-    if (!OversizedLine.is(line)) continue
-    findings.push({
-      _tag: "OversizedLine",
-      line: line.line,
-      offset: line.offset,
-      byteLength: line.byteLength,
-      ...(line.value.id === undefined ? {} : { id: line.value.id })
-    })
-  }
+  findings.push(...rows.oversized)
   if (version !== undefined && version < Entry.CURRENT_SESSION_VERSION) findings.push({ _tag: "OldVersion", version })
-  return { lines, terminated, state, version, findings }
+  return findings
 }

@@ -7,7 +7,7 @@
  * `Clock`, the cwd from the caller.
  */
 import type { Line as LineTypes } from "@branchlog/session-core"
-import { Entry } from "@branchlog/session-core"
+import { Diagnostics, Entry } from "@branchlog/session-core"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -17,7 +17,15 @@ import * as SessionFiles from "../../SessionFiles.js"
 import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "../../StoreError.js"
 import * as TranscriptFile from "../../TranscriptFile.js"
 import * as TranscriptLock from "../../TranscriptLock.js"
-import { diagnose, type Diagnosis, type Finding, isRepairable } from "./diagnosis.js"
+import {
+  diagnose,
+  type Diagnosis,
+  type Finding,
+  isRepairable,
+  oversizedFinding,
+  type Scanned,
+  storeFindings
+} from "./diagnosis.js"
 import { disposition, type HeaderFix, plan } from "./plan.js"
 import { invalidAt } from "./utf8.js"
 
@@ -46,6 +54,48 @@ export const check = (path: string): Effect.Effect<Diagnosis, ReadError, Transcr
     // the bytes themselves: what decoded to U+FFFD (a second, raw read; fsck is no hot path)
     const invalid = yield* invalidUtf8(path)
     return invalid.length === 0 ? diagnosis : { ...diagnosis, findings: [...diagnosis.findings, ...invalid] }
+  })
+
+/**
+ * The check of `path` in one streamed pass over its lines (then the raw pass for invalid UTF-8):
+ * the findings of {@link check}, keeping of each entry only its id, parent and type (see
+ * session-core's `Diagnostics.accumulator`), so memory is bounded by the longest line plus a few
+ * tens of bytes per entry. A header of an older version needs the in-memory migration of every
+ * row: that file is checked whole, by {@link check}.
+ */
+export const scan = (path: string): Effect.Effect<Scanned, ReadError, TranscriptFile.TranscriptFile> =>
+  Effect.gen(function*() {
+    const files = yield* TranscriptFile.TranscriptFile
+    const accumulator = Diagnostics.accumulator()
+    let terminated = true
+    let lastLine: LineTypes.ParsedLine | undefined
+    const oversized: Array<Finding> = []
+    // what a repair's plan reads: blank lines, corrupt rows, session headers
+    const kept: Array<LineTypes.ParsedLine> = []
+    yield* files.forEachChunk(path, (chunk) => {
+      for (const raw of chunk) {
+        terminated = raw.terminated
+        const line = OversizedLine.parse(raw, path, files)
+        if (line._tag === "Blank") {
+          kept.push({ _tag: "Blank", raw: "", line: line.line, offset: line.offset })
+          continue
+        }
+        lastLine = line
+        if (line._tag === "Corrupt") {
+          kept.push({ _tag: "Corrupt", raw: "", reason: "", line: line.line, offset: line.offset })
+        } else if (line._tag === "Header") kept.push(line)
+        const found = oversizedFinding(line)
+        if (found !== undefined) oversized.push(found)
+        accumulator.push(line)
+      }
+    })
+    const header = accumulator.header()
+    const state = { header }
+    const version = header === undefined ? undefined : typeof header.version === "number" ? header.version : 1
+    if (version !== undefined && version < Entry.CURRENT_SESSION_VERSION) return yield* check(path)
+    const findings = storeFindings(accumulator.finish(), { lastLine, terminated, oversized, version })
+    const invalid = yield* invalidUtf8(path)
+    return { state, lines: kept, terminated, version, findings: [...findings, ...invalid] }
   })
 
 /** A line of bytes that are not UTF-8: the line, its offset, and the file offset of its first invalid sequence. */
@@ -120,7 +170,7 @@ export const repair = (
     lock.withLock(
       path,
       Effect.gen(function*() {
-        const diagnosis = yield* check(path)
+        const diagnosis = yield* scan(path)
         if (!diagnosis.findings.some(isRepairable)) {
           return { _tag: "NothingToRepair", path, findings: diagnosis.findings } as const
         }

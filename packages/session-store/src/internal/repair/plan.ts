@@ -9,7 +9,7 @@
 import type { Entry as EntryTypes, Line as LineTypes } from "@branchlog/session-core"
 import { Line } from "@branchlog/session-core"
 import * as OversizedLine from "../../OversizedLine.js"
-import type { Diagnosis, Finding } from "./diagnosis.js"
+import type { Finding, Scanned } from "./diagnosis.js"
 import { isRepairable } from "./diagnosis.js"
 
 /** What becomes of the header: it stays the first row, a later one moves to the top, or a new one is written. */
@@ -38,8 +38,8 @@ export interface PlanOptions {
   readonly header: () => EntryTypes.SessionHeader
 }
 
-/** The plan of a repair of the diagnosed rows. */
-export const plan = (diagnosis: Diagnosis, options: PlanOptions): Plan => {
+/** The plan of a repair of the diagnosed rows (a whole or a streamed check: it reads blank lines, corrupt rows and headers). */
+export const plan = (diagnosis: Scanned, options: PlanOptions): Plan => {
   const { state } = diagnosis
   const fixes = diagnosis.findings.filter(isRepairable)
   const moved = new Set<number>()

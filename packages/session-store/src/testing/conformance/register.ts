@@ -16,6 +16,7 @@ import * as prepare from "./prepare.js"
 import * as readOnly from "./readOnly.js"
 import * as resume from "./resume.js"
 import * as rows from "./rows.js"
+import * as streaming from "./streaming.js"
 import type { Group } from "./support.js"
 import * as writers from "./writers.js"
 
@@ -28,6 +29,7 @@ export const groups: ReadonlyArray<Group> = [
   forks.group,
   writers.group,
   rows.group,
+  streaming.group,
   readOnly.group,
   resume.group,
   catalog.group,
