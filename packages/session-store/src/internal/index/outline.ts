@@ -32,6 +32,8 @@ export interface OutlineTree {
   readonly rowCount: number
   /** Entry rows that are roots, in file order. */
   readonly roots: ReadonlyArray<number>
+  /** The logical parent of an entry row (-1: a root). */
+  readonly parent: (row: number) => number
   /** The children of an entry row, in `getTree`'s order. */
   readonly children: (row: number) => ReadonlyArray<number>
   /** The label of an entry row. */
@@ -174,7 +176,7 @@ export const replay = (
     return e !== NONE && e < at
   }
   const resolveAt = (k: Key | null, at: number): Key | null => {
-    if (k === null) return null
+    if (k === null || known(k, at)) return k
     let current = k
     const seen = new Set<Key>()
     while (!known(current, at)) {
@@ -243,6 +245,8 @@ export const replay = (
   const parent = new Int32Array(n).fill(NONE)
   const finalResolve = (k: Key | null): number => {
     if (k === null) return NONE
+    const direct = entryRow(k)
+    if (direct !== NONE || opaque.size === 0) return direct
     let current: Key = k
     const seen = new Set<Key>()
     for (;;) {
@@ -318,6 +322,7 @@ export const replay = (
   return {
     rowCount: n,
     roots,
+    parent: (row) => parent[row]!,
     children,
     label: (row) => labels.size === 0 ? undefined : labels.get(idKey(row)!),
     leaf: leafRow,
