@@ -1,13 +1,12 @@
 /** The read commands `info`, `tree`, `context` (`show` and `continue`: show.ts). They never modify a file. */
 import { JsonView } from "@branchlog/session-core"
 import type { SessionManager, SessionOutline } from "@branchlog/session-store"
-import { SessionCatalog } from "@branchlog/session-store"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { dirname, resolve } from "node:path"
 import { UsageError } from "../CliError.js"
+import { childLines } from "../internal/children.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Indexed from "../internal/indexed.js"
 import * as LlmView from "../internal/llmView.js"
@@ -15,7 +14,7 @@ import * as Output from "../internal/output.js"
 import * as Pick from "../internal/pick.js"
 import { openFull, openReadOnly, resumeReadOnly } from "../internal/session.js"
 import { dir, file, json, last } from "../internal/sessionArgs.js"
-import { messageLine, oneLine } from "../internal/summary.js"
+import { messageLine } from "../internal/summary.js"
 import * as TreeText from "../internal/treeText.js"
 import * as Usage from "../internal/usage.js"
 import * as Width from "../internal/width.js"
@@ -212,41 +211,6 @@ export const tree: CliCommand = Command.make(
     "Print the session tree: labels, the current path (*) and leaf; long linear runs folded (--depth N, --around ID: less of it); from the sidecar index, reading only the entries shown; then the sessions of its folder whose header names it as parent (and theirs)."
   )
 )
-
-/**
- * The sessions of `file`'s folder whose header's `parentSession` is `file`, and theirs below them
- * (indented, at most 8 levels): one line each, the path and the first user message.
- */
-const childLines = (file: string) =>
-  Effect.gen(function*() {
-    const infos = yield* SessionCatalog.list("", dirname(resolve(file)), undefined, { index: "read" }).pipe(
-      Effect.catchAll(() => Effect.succeed([] as Array<SessionCatalog.SessionInfo>))
-    )
-    const byParent = new Map<string, Array<SessionCatalog.SessionInfo>>()
-    for (const info of infos) {
-      if (info.parentSessionPath === undefined) continue
-      const parent = resolve(dirname(resolve(file)), info.parentSessionPath)
-      byParent.set(parent, [...(byParent.get(parent) ?? []), info])
-    }
-    const out: Array<string> = []
-    const seen = new Set<string>()
-    const walk = (parent: string, depth: number) => {
-      if (depth > 8) return
-      for (const child of byParent.get(parent) ?? []) {
-        const path = resolve(child.path)
-        if (seen.has(path)) continue
-        seen.add(path)
-        out.push(
-          `${"  ".repeat(depth)}${child.path}  (${
-            oneLine(child.firstMessage, Width.remaining(child.path.length + 4 + depth * 2))
-          })`
-        )
-        walk(path, depth + 1)
-      }
-    }
-    walk(resolve(file), 1)
-    return out
-  })
 
 /** `branchlog context FILE|ID [--last] [--leaf ID] [--json] [--llm]`. */
 export const context: CliCommand = Command.make(

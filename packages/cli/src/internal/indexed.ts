@@ -33,6 +33,8 @@ export const treeLines = (
     const shape: TreeText.Shape<number> = {
       roots: t.roots,
       children: t.children,
+      childCount: t.childCount,
+      firstChild: t.firstChild,
       parent: (row) => {
         const p = t.parent(row)
         return p === -1 ? undefined : p

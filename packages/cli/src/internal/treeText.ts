@@ -41,6 +41,10 @@ export interface Shape<N> {
   readonly label: (node: N) => string | undefined
   readonly isLeaf: (node: N) => boolean
   readonly onPath: (node: N) => boolean
+  /** How many children a node has (default: `children(node).length`), for shapes that can say it without a list. */
+  readonly childCount?: (node: N) => number
+  /** The first child of a node with children (default: `children(node)[0]`). */
+  readonly firstChild?: (node: N) => N
 }
 
 /** One line of a plan: a node (its entry printed later) or a text. */
@@ -51,14 +55,31 @@ export type PlanLine<N> =
 /** The columns a text takes on a terminal (its colour codes take none). */
 const visible = (text: string): number => text.replace(/\u001b\[[0-9;]*m/g, "").length
 
-/** The nodes below `node` (iterative). */
+/** `childCount` and `firstChild` of a shape, with their defaults. */
+const childrenOf = <N>(shape: Shape<N>) => ({
+  count: shape.childCount ?? ((node: N) => shape.children(node).length),
+  first: shape.firstChild ?? ((node: N) => shape.children(node)[0]!)
+})
+
+/** The nodes below `node` (iterative; a linear run is walked without a list). */
 const countBelow = <N>(shape: Shape<N>, node: N): number => {
+  const { count: childCount, first } = childrenOf(shape)
   let count = 0
-  const stack = [...shape.children(node)]
+  const stack = [node]
   while (stack.length > 0) {
-    const next = stack.pop()!
-    count += 1
-    for (const child of shape.children(next)) stack.push(child)
+    let at = stack.pop()!
+    for (;;) {
+      const c = childCount(at)
+      if (c === 0) break
+      if (c === 1) {
+        at = first(at)
+        count += 1
+        continue
+      }
+      for (const child of shape.children(at)) stack.push(child)
+      count += c
+      break
+    }
   }
   return count
 }
@@ -78,7 +99,8 @@ export const plan = <N>(shape: Shape<N>, options: TreeTextOptions): Array<PlanLi
   if (around !== undefined) {
     for (let n: N | undefined = around; n !== undefined && !pathTo.has(n); n = shape.parent(n)) pathTo.add(n)
   }
-  const keep = (node: N) => shape.isLeaf(node) || shape.children(node).length !== 1 || node === around
+  const { count: childCount, first: firstChild } = childrenOf(shape)
+  const keep = (node: N) => shape.isLeaf(node) || childCount(node) !== 1 || node === around
   type Item = { node: N; prefix: string; glyph: string; depth: number; inside: boolean }
   const stack: Array<Item> = []
   const roots = shape.roots
@@ -108,14 +130,15 @@ export const plan = <N>(shape: Shape<N>, options: TreeTextOptions): Array<PlanLi
     // the linear run from here: single-child nodes up to the next branch point or the leaf
     const run: Array<N> = [first]
     let last = first
-    while (!keep(last) && shape.children(last).length === 1) {
-      last = shape.children(last)[0]!
+    while (!keep(last)) {
+      last = firstChild(last)
       run.push(last)
     }
     if (run.length > foldAfter) {
       show(run[0]!, prefix, glyph)
       for (const node of run.slice(1, 3)) show(node, continuation, "")
-      const labelled = run.slice(3, -2).filter((node) => shape.label(node) !== undefined).length
+      let labelled = 0
+      for (let i = 3; i < run.length - 2; i++) if (shape.label(run[i]!) !== undefined) labelled += 1
       text(
         `${continuation}${style.dim(`  ⋮ ${run.length - 5} entries${labelled === 0 ? "" : `, ${labelled} labelled`}`)}`
       )
@@ -124,9 +147,10 @@ export const plan = <N>(shape: Shape<N>, options: TreeTextOptions): Array<PlanLi
       run.forEach((node, i) => show(node, i === 0 ? prefix : continuation, i === 0 ? glyph : ""))
     }
     const below = inside || last === around
-    const children = shape.children(last)
-    if (children.length === 1) {
-      stack.push({ node: children[0]!, prefix: continuation, glyph: "", depth, inside: below })
+    const many = childCount(last)
+    const children = many > 1 ? shape.children(last) : []
+    if (many === 1) {
+      stack.push({ node: firstChild(last), prefix: continuation, glyph: "", depth, inside: below })
     } else if (children.length > 1 && depth + 1 > limit) {
       let count = 0
       for (const child of children) count += 1 + countBelow(shape, child)

@@ -17,6 +17,7 @@
  */
 import type { Entry, Line } from "@branchlog/session-core"
 import * as Format from "./format.js"
+import { ROW_WORDS, search, sortPairs, words } from "./sorted.js"
 
 /** The most rows the replay reads by offset before it gives up (the file is then read whole). */
 export const MAX_READS = 50_000
@@ -36,6 +37,10 @@ export interface OutlineTree {
   readonly parent: (row: number) => number
   /** The children of an entry row, in `getTree`'s order. */
   readonly children: (row: number) => ReadonlyArray<number>
+  /** How many children an entry row has. */
+  readonly childCount: (row: number) => number
+  /** The first child of an entry row in `getTree`'s order, or -1. */
+  readonly firstChild: (row: number) => number
   /** The label of an entry row. */
   readonly label: (row: number) => string | undefined
   /** The leaf's row, or -1. */
@@ -48,38 +53,11 @@ export interface OutlineTree {
 
 const NONE = -1
 
-/** A map from 32-bit keys to rows (open addressing). */
-class RowsByHash {
-  private readonly keys: Uint32Array
-  private readonly rows: Int32Array
-  private readonly mask: number
-  constructor(count: number) {
-    let size = 16
-    while (size < count * 2) size *= 2
-    this.keys = new Uint32Array(size)
-    this.rows = new Int32Array(size).fill(NONE)
-    this.mask = size - 1
-  }
-  set(h: number, row: number): void {
-    let i = (Math.imul(h, 0x9e3779b1) >>> 0) & this.mask
-    while (this.rows[i] !== NONE && this.keys[i] !== h) i = (i + 1) & this.mask
-    this.keys[i] = h
-    this.rows[i] = row
-  }
-  get(h: number): number {
-    let i = (Math.imul(h, 0x9e3779b1) >>> 0) & this.mask
-    while (this.rows[i] !== NONE) {
-      if (this.keys[i] === h) return this.rows[i]!
-      i = (i + 1) & this.mask
-    }
-    return NONE
-  }
-}
-
 /**
  * Replays the tree of an indexed session (a bounded summary: no duplicate ids, the header first)
  * from its row table `rows` and id set `ids` (sorted 52-bit hashes), reading what the table cannot
- * settle through `read`; `undefined` when it cannot be exact.
+ * settle through `read`; `undefined` when it cannot be exact. Typed arrays throughout: one pass
+ * over the rows per step, no object per row.
  */
 export const replay = (
   summary: Format.Summary,
@@ -88,21 +66,16 @@ export const replay = (
   read: ReadRows
 ): OutlineTree | undefined => {
   const n = rows.length / Format.ROW_BYTES
-  const view = new DataView(rows.buffer, rows.byteOffset, rows.byteLength)
-  const tagAt = (r: number) => view.getUint8(r * Format.ROW_BYTES + 20)
-  const idHashAt = (r: number) => view.getUint32(r * Format.ROW_BYTES + 12, true)
-  const parentHashAt = (r: number) => view.getUint32(r * Format.ROW_BYTES + 16, true)
-  const sideAt = (r: number) => (view.getUint8(r * Format.ROW_BYTES + 22) & 1) === 1
-  const hasParentAt = (r: number) => view.getUint8(r * Format.ROW_BYTES + 23) === 1
-  // top-32 values the id set holds more than one 52-bit hash of, and every top-32 value it holds
+  const w = words(rows)
+  const ENTRY = Format.TAG.Entry
+  const tagAt = (r: number) => w[r * ROW_WORDS + 5]! & 0xff
+  // the id set's top 32 bits (sorted, as the hashes are); those held by more than one hash are ambiguous
+  const tops = new Uint32Array(ids.length)
   const ambiguous = new Set<number>()
-  const held = new RowsByHash(ids.length)
   for (let i = 0; i < ids.length; i++) {
-    const top = Format.top32(ids[i]!)
-    if (i > 0 && Format.top32(ids[i - 1]!) === top) ambiguous.add(top)
-    held.set(top, 0)
+    tops[i] = Format.top32(ids[i]!)
+    if (i > 0 && tops[i - 1] === tops[i]) ambiguous.add(tops[i]!)
   }
-  const isHeld = (h: number) => held.get(h) !== NONE
   /** The key of an id string. */
   const keyOf = (s: string): Key => {
     const h52 = Format.hash52(s)
@@ -112,12 +85,15 @@ export const replay = (
   }
   // the rows to read: those the table cannot settle
   const toRead: Array<number> = []
+  const isRead = new Uint8Array(n)
   for (let r = 0; r < n; r++) {
-    const tag = tagAt(r)
-    if (tag === Format.TAG.Entry) {
-      if (!hasParentAt(r) || sideAt(r)) toRead.push(r)
-      else if (ambiguous.has(idHashAt(r)) || ambiguous.has(parentHashAt(r))) toRead.push(r)
-      else if (!isHeld(idHashAt(r)) || !isHeld(parentHashAt(r))) return undefined
+    const meta = w[r * ROW_WORDS + 5]!
+    const tag = meta & 0xff
+    if (tag === ENTRY) {
+      if (
+        meta >>> 24 !== 1 || ((meta >>> 16) & 1) === 1 || ambiguous.has(w[r * ROW_WORDS + 3]!) ||
+        ambiguous.has(w[r * ROW_WORDS + 4]!)
+      ) toRead.push(r)
     } else if (tag === Format.TAG.LeafControl || tag === Format.TAG.Opaque) toRead.push(r)
     if (toRead.length > MAX_READS) return undefined
   }
@@ -125,50 +101,59 @@ export const replay = (
   if (header?._tag !== "Header" || header.header.version !== 3) return undefined
   const parsed = read(toRead)
   if (parsed === undefined) return undefined
-  for (const r of toRead) if (parsed.get(r) === undefined) return undefined
+  for (const r of toRead) {
+    if (parsed.get(r) === undefined) return undefined
+    isRead[r] = 1
+  }
   const entryAt = (r: number): Entry.Entry | undefined => {
-    const p = parsed.get(r)
+    const p = isRead[r] === 1 ? parsed.get(r) : undefined
     return p?._tag === "Entry" ? p.entry : undefined
   }
-  // keys of each row's id and written parent (`null`: none written, or null)
-  const idKey = (r: number): Key | undefined => {
-    const p = parsed.get(r)
-    if (p === undefined) return idHashAt(r)
-    switch (p._tag) {
-      case "Entry":
-        return keyOf(p.entry.id)
-      case "LeafControl":
-        return keyOf(p.control.id)
-      case "Opaque":
-        return typeof p.value.id === "string" ? keyOf(p.value.id) : undefined
-      default:
-        return undefined
-    }
-  }
-  // the entry row of each id (bounded summaries hold no duplicate ids)
-  const entryByHash = new RowsByHash(n)
+  // the entry row of each id (bounded summaries hold no duplicate ids): hashes sorted, strings in a map
+  const readKey = new Map<number, Key>()
   const entryByString = new Map<string, number>()
+  let m = 0
+  for (let r = 0; r < n; r++) if (tagAt(r) === ENTRY) m++
+  const hashKeys = new Uint32Array(m)
+  const hashRows = new Int32Array(m)
+  m = 0
   for (let r = 0; r < n; r++) {
-    if (tagAt(r) !== Format.TAG.Entry) continue
-    if (parsed.has(r)) {
+    if (tagAt(r) !== ENTRY) continue
+    let k: Key = w[r * ROW_WORDS + 3]!
+    if (isRead[r] === 1) {
       const p = parsed.get(r)
-      if (p?._tag !== "Entry") return undefined
+      if (p?._tag !== "Entry" || Format.hash32(p.entry.id) !== k) return undefined
+      k = keyOf(p.entry.id)
+      readKey.set(r, k)
     }
-    const k = idKey(r)!
-    if (typeof k === "number") {
-      if (entryByHash.get(k) !== NONE) return undefined
-      entryByHash.set(k, r)
-    } else {
+    if (typeof k === "string") {
       if (entryByString.has(k)) return undefined
       entryByString.set(k, r)
+    } else {
+      hashKeys[m] = k
+      hashRows[m++] = r
     }
   }
-  const entryRow = (k: Key | null): number =>
-    k === null ? NONE : typeof k === "number" ? entryByHash.get(k) : entryByString.get(k) ?? NONE
+  const byHash = sortPairs(hashKeys.subarray(0, m), hashRows.subarray(0, m))
+  // every entry's hash is held by the id set, once
+  for (let i = 0, j = 0; i < m; i++) {
+    const h = byHash.keys[i]!
+    if (i > 0 && byHash.keys[i - 1] === h) return undefined
+    while (j < tops.length && tops[j]! < h) j++
+    if (j === tops.length || tops[j] !== h) return undefined
+  }
+  const entryRow = (k: Key | null): number => {
+    if (k === null) return NONE
+    if (typeof k === "string") return entryByString.get(k) ?? NONE
+    const i = search(byHash.keys, k)
+    return i === NONE ? NONE : byHash.rows[i]!
+  }
+  const idKey = (r: number): Key => isRead[r] === 1 ? readKey.get(r)! : w[r * ROW_WORDS + 3]!
   // the reducer's replay: leaf, append parent, opaque parents (as of each row), logical parents
+  const parent = new Int32Array(n).fill(NONE)
+  const fixed = new Uint8Array(n)
   const opaque = new Map<Key, Key | null>()
   const invalid = new Set<Key>()
-  const logical = new Map<number, number>()
   let leaf: Key | null = null
   let append: Key | null = null
   const known = (k: Key, at: number): boolean => {
@@ -193,17 +178,24 @@ export const replay = (
     s === null || s === undefined || s === "" ? null : keyOf(s)
   for (let r = 0; r < n; r++) {
     const tag = tagAt(r)
-    if (tag === Format.TAG.Entry) {
-      const entry = entryAt(r)
-      if (entry !== undefined && Format.hash32(entry.id) !== idHashAt(r)) return undefined
-      const self = idKey(r)!
+    if (tag === ENTRY) {
+      let self: Key
       let written: Key | null | undefined
-      if (entry === undefined) written = parentHashAt(r)
-      else if (!Object.hasOwn(entry, "parentId")) written = undefined
-      else written = strKey((entry as { readonly parentId?: string | null }).parentId)
-      const side = entry?.appendMode === "side"
+      let side = false
+      if (isRead[r] === 0) {
+        self = w[r * ROW_WORDS + 3]!
+        written = w[r * ROW_WORDS + 4]!
+      } else {
+        const entry = entryAt(r)!
+        self = readKey.get(r)!
+        written = Object.hasOwn(entry, "parentId")
+          ? strKey((entry as { readonly parentId?: string | null }).parentId)
+          : undefined
+        side = entry.appendMode === "side"
+      }
       if (written === undefined || (!side && written === append && leaf !== append)) {
-        logical.set(r, leaf === null ? NONE : entryRow(leaf))
+        parent[r] = leaf === null ? NONE : entryRow(leaf)
+        fixed[r] = 1
       }
       append = self
       if (!side) leaf = self
@@ -242,9 +234,7 @@ export const replay = (
     }
   }
   // the logical parent of each entry row (-1: a root), as `Tree.parentOf` with the final state
-  const parent = new Int32Array(n).fill(NONE)
-  const finalResolve = (k: Key | null): number => {
-    if (k === null) return NONE
+  const finalResolve = (k: Key): number => {
     const direct = entryRow(k)
     if (direct !== NONE || opaque.size === 0) return direct
     let current: Key = k
@@ -260,73 +250,89 @@ export const replay = (
       current = next
     }
   }
+  // (most parents are the entry just before: compared by key, no lookup)
+  let prevRow = NONE
+  let prevKey: Key | null = null
   for (let r = 0; r < n; r++) {
-    if (tagAt(r) !== Format.TAG.Entry) continue
-    const l = logical.get(r)
-    if (l !== undefined) {
-      parent[r] = l
-      continue
+    if (tagAt(r) !== ENTRY) continue
+    const self = idKey(r)
+    if (fixed[r] === 0) {
+      let written: Key | null
+      if (isRead[r] === 0) written = w[r * ROW_WORDS + 4]!
+      else written = strKey((entryAt(r) as { readonly parentId?: string | null }).parentId)
+      if (written !== null && written !== self) {
+        const p = written === prevKey ? prevRow : finalResolve(written)
+        // a written parent the id set does not hold: the index does not describe this file
+        if (p === NONE && isRead[r] === 0 && search(tops, written as number) === NONE) return undefined
+        parent[r] = p === r ? NONE : p
+      }
     }
-    const entry = entryAt(r)
-    let written: Key | null
-    if (entry === undefined) written = parentHashAt(r)
-    else written = strKey((entry as { readonly parentId?: string | null }).parentId)
-    const self = idKey(r)!
-    if (written === null || written === self) continue
-    const p = finalResolve(written)
-    parent[r] = p === r ? NONE : p
+    prevRow = r
+    prevKey = self
   }
   // children lists in file order, then the roots
   const first = new Int32Array(n).fill(NONE)
   const last = new Int32Array(n).fill(NONE)
   const next = new Int32Array(n).fill(NONE)
+  const count = new Int32Array(n)
   const roots: Array<number> = []
   for (let r = 0; r < n; r++) {
-    if (tagAt(r) !== Format.TAG.Entry) continue
+    if (tagAt(r) !== ENTRY) continue
     const p = parent[r]!
     if (p === NONE) roots.push(r)
     else {
       if (last[p] === NONE) first[p] = r
       else next[last[p]!] = r
       last[p] = r
+      count[p]! += 1
     }
   }
-  // branch points' children are ordered by time: their rows are read
+  // branch points' children are ordered by time: their rows are read, and their lists sorted once
   const multi: Array<number> = []
+  const branchPoints: Array<number> = []
   for (let r = 0; r < n; r++) {
-    const f = first[r]!
-    if (f !== NONE && next[f] !== NONE) { for (let c = f; c !== NONE; c = next[c]!) if (!parsed.has(c)) multi.push(c) }
+    if (count[r]! < 2) continue
+    branchPoints.push(r)
+    for (let c = first[r]!; c !== NONE; c = next[c]!) if (isRead[c] === 0) multi.push(c)
   }
   if (multi.length > MAX_READS) return undefined
-  const times = multi.length === 0 ? new Map() : read(multi)
+  const times = multi.length === 0 ? new Map<number, Line.ParsedLine | undefined>() : read(multi)
   if (times === undefined) return undefined
   for (const [r, p] of times) {
-    if (p?._tag !== "Entry" || keyOf(p.entry.id) !== idHashAt(r)) return undefined
+    if (p?._tag !== "Entry" || keyOf(p.entry.id) !== w[r * ROW_WORDS + 3]) return undefined
     parsed.set(r, p)
+    isRead[r] = 1
   }
-  const children = (row: number): ReadonlyArray<number> => {
-    const f = first[row]!
-    if (f === NONE) return []
-    if (next[f] === NONE) return [f]
+  for (const b of branchPoints) {
     const list: Array<[number, number]> = []
-    for (let c = f; c !== NONE; c = next[c]!) list.push([c, new Date(entryAt(c)!.timestamp).getTime()])
-    list.sort((a, b) => a[1] - b[1])
-    return list.map(([c]) => c)
+    for (let c = first[b]!; c !== NONE; c = next[c]!) list.push([c, new Date(entryAt(c)!.timestamp).getTime()])
+    list.sort((x, y) => x[1] - y[1])
+    first[b] = list[0]![0]
+    for (let i = 0; i < list.length; i++) next[list[i]![0]] = i + 1 < list.length ? list[i + 1]![0] : NONE
   }
-  const labels = new Map<Key, string>()
-  for (const [target, label] of summary.labels) labels.set(keyOf(target), label)
+  const labels = new Map<number, string>()
+  for (const [target, label] of summary.labels) {
+    const row = entryRow(keyOf(target))
+    if (row !== NONE) labels.set(row, label)
+  }
   const leafRow = summary.leafId === null ? NONE : entryRow(keyOf(summary.leafId))
   if (summary.leafId !== null && leafRow === NONE) return undefined
-  const path = new Set<number>()
-  for (let r = leafRow; r !== NONE && !path.has(r); r = parent[r]!) path.add(r)
+  const path = new Uint8Array(n)
+  for (let r = leafRow; r !== NONE && path[r] === 0; r = parent[r]!) path[r] = 1
   return {
     rowCount: n,
     roots,
     parent: (row) => parent[row]!,
-    children,
-    label: (row) => labels.size === 0 ? undefined : labels.get(idKey(row)!),
+    children: (row) => {
+      const out: Array<number> = []
+      for (let c = first[row]!; c !== NONE; c = next[c]!) out.push(c)
+      return out
+    },
+    childCount: (row) => count[row]!,
+    firstChild: (row) => first[row]!,
+    label: (row) => labels.size === 0 ? undefined : labels.get(row),
     leaf: leafRow,
-    onPath: (row) => path.has(row),
+    onPath: (row) => path[row] === 1,
     rowOf: (id) => entryRow(keyOf(id))
   }
 }
