@@ -65,9 +65,9 @@ const childrenOf = <N>(shape: Shape<N>) => ({
 const countBelow = <N>(shape: Shape<N>, node: N): number => {
   const { count: childCount, first } = childrenOf(shape)
   let count = 0
-  const stack = [node]
+  const stack: Array<N> = [node]
   while (stack.length > 0) {
-    let at = stack.pop()!
+    let at: N = stack.pop()!
     for (;;) {
       const c = childCount(at)
       if (c === 0) break
