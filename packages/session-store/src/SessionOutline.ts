@@ -56,27 +56,40 @@ export interface Outline {
 
 const decoder = new TextDecoder()
 
-/** Reads rows by offset from the table (each with the byte before it and its newline, near rows in one read) and parses them. */
-const reader =
-  (files: TranscriptFileShape, path: string, table: DataView) =>
-  (rows: ReadonlyArray<number>): Map<number, LineType.ParsedLine | undefined> | undefined => {
-    const sorted = [...rows].sort((a, b) => a - b)
+/** Rows closer than this are read in one range (the bytes between them with them). */
+const GAP = 4096
+
+/**
+ * Reads rows by offset from the table (each with the byte before it and its newline, near rows in
+ * one range, all through one descriptor, in file order) and parses them; a row read once is kept
+ * (the tree's reads and the shown entries overlap).
+ */
+const reader = (files: TranscriptFileShape, path: string, table: DataView) => {
+  const cache = new Map<number, LineType.ParsedLine | undefined>()
+  return (rows: ReadonlyArray<number>): Map<number, LineType.ParsedLine | undefined> | undefined => {
+    const sorted = Int32Array.from(rows).sort()
+    const todo: Array<number> = []
+    for (let i = 0; i < sorted.length; i++) {
+      const r = sorted[i]!
+      if ((i === 0 || sorted[i - 1] !== r) && !cache.has(r)) todo.push(r)
+    }
     const ranges: Array<[number, number]> = []
     const rangeOf: Array<number> = []
-    for (const r of sorted) {
+    for (const r of todo) {
       const offset = table.getFloat64(r * Format.ROW_BYTES, true)
       const length = table.getUint32(r * Format.ROW_BYTES + 8, true)
       const start = Math.max(0, offset - 1)
       const end = offset + length + 1
       const last = ranges[ranges.length - 1]
-      if (last !== undefined && start - (last[0] + last[1]) < 65536) last[1] = Math.max(last[1], end - last[0])
+      if (last !== undefined && start - (last[0] + last[1]) < GAP) last[1] = Math.max(last[1], end - last[0])
       else ranges.push([start, end - start])
       rangeOf.push(ranges.length - 1)
     }
-    const chunks = Effect.runSync(files.readRanges(path, ranges).pipe(Effect.orElseSucceed(() => undefined)))
+    const chunks = ranges.length === 0
+      ? []
+      : Effect.runSync(files.readRanges(path, ranges).pipe(Effect.orElseSucceed(() => undefined)))
     if (chunks === undefined) return undefined
-    const out = new Map<number, LineType.ParsedLine | undefined>()
-    sorted.forEach((r, i) => {
+    todo.forEach((r, i) => {
       const offset = table.getFloat64(r * Format.ROW_BYTES, true)
       const length = table.getUint32(r * Format.ROW_BYTES + 8, true)
       const range = ranges[rangeOf[i]!]!
@@ -84,10 +97,13 @@ const reader =
       const at = offset - range[0]
       const whole = bytes.length >= at + length + 1 && bytes[at + length] === 0x0a &&
         (offset === 0 || bytes[at - 1] === 0x0a)
-      out.set(r, whole ? Line.parse(decoder.decode(bytes.subarray(at, at + length)), r + 1, offset) : undefined)
+      cache.set(r, whole ? Line.parse(decoder.decode(bytes.subarray(at, at + length)), r + 1, offset) : undefined)
     })
+    const out = new Map<number, LineType.ParsedLine | undefined>()
+    for (const r of rows) out.set(r, cache.get(r))
     return out
   }
+}
 
 /** The outline of the session file `path` from its index, when the index covers the file exactly as it is now. */
 export const open = (
@@ -120,22 +136,28 @@ export const open = (
     let total = base.length
     for (const r of log.rows) total += r.length
     if (total !== summary.lineCount * Format.ROW_BYTES) return Option.none()
-    const rows = new Uint8Array(total)
-    rows.set(base, 0)
-    let at = base.length
-    for (const r of log.rows) {
-      rows.set(r, at)
-      at += r.length
+    let rows = base
+    if (log.rows.length > 0) {
+      rows = new Uint8Array(total)
+      rows.set(base, 0)
+      let at = base.length
+      for (const r of log.rows) {
+        rows.set(r, at)
+        at += r.length
+      }
     }
     const ids = log.ids.length === 0 ? baseIds : mergeIds(baseIds, Float64Array.from(log.ids).sort())
-    const table = new DataView(rows.buffer)
+    const table = new DataView(rows.buffer, rows.byteOffset, rows.byteLength)
     const counts = new Array<number>(Format.ENTRY_TYPES.length + 1).fill(0)
-    let entries = 0
+    const byCode = new Float64Array(256)
     for (let r = 0; r < summary.lineCount; r++) {
-      if (table.getUint8(r * Format.ROW_BYTES + 20) !== Format.TAG.Entry) continue
-      entries += 1
-      const code = table.getUint8(r * Format.ROW_BYTES + 21)
-      counts[code >= 1 && code <= Format.ENTRY_TYPES.length ? code - 1 : Format.ENTRY_TYPES.length]! += 1
+      const at = r * Format.ROW_BYTES
+      if (rows[at + 20] === Format.TAG.Entry) byCode[rows[at + 21]!]! += 1
+    }
+    let entries = 0
+    for (let code = 0; code < 256; code++) {
+      entries += byCode[code]!
+      counts[code >= 1 && code <= Format.ENTRY_TYPES.length ? code - 1 : Format.ENTRY_TYPES.length]! += byCode[code]!
     }
     const types: Array<readonly [string, number]> = []
     counts.forEach((count, i) => {
