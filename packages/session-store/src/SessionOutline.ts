@@ -61,12 +61,13 @@ const GAP = 4096
 
 /**
  * Reads rows by offset from the table (each with the byte before it and its newline, near rows in
- * one range, all through one descriptor, in file order) and parses them; a row read once is kept
- * (the tree's reads and the shown entries overlap).
+ * one range, all through one descriptor, in file order) and parses them. A row the tree reads is
+ * kept until it is shown (a branch's first entry is), and the shown entries are not kept: they are
+ * read in batches, each dropped once printed.
  */
 const reader = (files: TranscriptFileShape, path: string, table: DataView) => {
   const cache = new Map<number, LineType.ParsedLine | undefined>()
-  return (rows: ReadonlyArray<number>): Map<number, LineType.ParsedLine | undefined> | undefined => {
+  return (rows: ReadonlyArray<number>, keep = true): Map<number, LineType.ParsedLine | undefined> | undefined => {
     const sorted = Int32Array.from(rows).sort()
     const todo: Array<number> = []
     for (let i = 0; i < sorted.length; i++) {
@@ -89,6 +90,12 @@ const reader = (files: TranscriptFileShape, path: string, table: DataView) => {
       ? []
       : Effect.runSync(files.readRanges(path, ranges).pipe(Effect.orElseSucceed(() => undefined)))
     if (chunks === undefined) return undefined
+    const out = new Map<number, LineType.ParsedLine | undefined>()
+    for (const r of rows) {
+      if (!cache.has(r)) continue
+      out.set(r, cache.get(r))
+      if (!keep) cache.delete(r)
+    }
     todo.forEach((r, i) => {
       const offset = table.getFloat64(r * Format.ROW_BYTES, true)
       const length = table.getUint32(r * Format.ROW_BYTES + 8, true)
@@ -97,10 +104,10 @@ const reader = (files: TranscriptFileShape, path: string, table: DataView) => {
       const at = offset - range[0]
       const whole = bytes.length >= at + length + 1 && bytes[at + length] === 0x0a &&
         (offset === 0 || bytes[at - 1] === 0x0a)
-      cache.set(r, whole ? Line.parse(decoder.decode(bytes.subarray(at, at + length)), r + 1, offset) : undefined)
+      const parsed = whole ? Line.parse(decoder.decode(bytes.subarray(at, at + length)), r + 1, offset) : undefined
+      if (keep) cache.set(r, parsed)
+      out.set(r, parsed)
     })
-    const out = new Map<number, LineType.ParsedLine | undefined>()
-    for (const r of rows) out.set(r, cache.get(r))
     return out
   }
 }
@@ -178,7 +185,7 @@ export const open = (
       tree: Effect.sync(() => (tree ??= Option.fromNullable(replay(summary, rows, ids, readRows)))),
       entriesOf: (wanted) =>
         Effect.sync(() => {
-          const got = readRows(wanted)
+          const got = readRows(wanted, false)
           if (got === undefined) return Option.none()
           const out = new Map<number, Entry.Entry>()
           for (const [r, p] of got) {

@@ -12,6 +12,9 @@ import * as Option from "effect/Option"
 import { noIndex } from "./globals.js"
 import * as TreeText from "./treeText.js"
 
+/** Lines of the tree whose entries are read at once. */
+const BATCH = 4096
+
 /** The outline of a file session, unless `--no-index` or the index cannot answer. */
 export const outline = (session: string) =>
   Effect.gen(function*() {
@@ -57,9 +60,15 @@ export const treeLines = (
       around = row
     }
     const plan = TreeText.plan(shape, { ...options, around })
-    const rows: Array<number> = []
-    for (const line of plan) if (line._tag === "Node") rows.push(line.node)
-    const entries = yield* o.entriesOf(rows)
-    if (Option.isNone(entries)) return Option.none()
-    return Option.some(TreeText.print(shape, plan, (row) => entries.value.get(row)!, options))
+    // printed in batches: the entries of one batch are read, printed and dropped before the next
+    const lines: Array<string> = []
+    for (let start = 0; start < plan.length; start += BATCH) {
+      const batch = plan.slice(start, start + BATCH)
+      const rows: Array<number> = []
+      for (const line of batch) if (line._tag === "Node") rows.push(line.node)
+      const entries = yield* o.entriesOf(rows)
+      if (Option.isNone(entries)) return Option.none()
+      for (const line of TreeText.print(shape, batch, (row) => entries.value.get(row)!, options)) lines.push(line)
+    }
+    return Option.some(lines)
   })

@@ -52,6 +52,7 @@ export interface OutlineTree {
 }
 
 const NONE = -1
+const UNSET = -2
 
 /**
  * Replays the tree of an indexed session (a bounded summary: no duplicate ids, the header first)
@@ -69,12 +70,25 @@ export const replay = (
   const w = words(rows)
   const ENTRY = Format.TAG.Entry
   const tagAt = (r: number) => w[r * ROW_WORDS + 5]! & 0xff
-  // the id set's top 32 bits (sorted, as the hashes are); those held by more than one hash are ambiguous
-  const tops = new Uint32Array(ids.length)
+  // the top 32 bits of the id set's hashes (sorted, as the hashes are): those of more than one hash are ambiguous
   const ambiguous = new Set<number>()
-  for (let i = 0; i < ids.length; i++) {
-    tops[i] = Format.top32(ids[i]!)
-    if (i > 0 && tops[i - 1] === tops[i]) ambiguous.add(tops[i]!)
+  for (let i = 1, before = ids.length === 0 ? 0 : Format.top32(ids[0]!); i < ids.length; i++) {
+    const top = Format.top32(ids[i]!)
+    if (top === before) ambiguous.add(top)
+    before = top
+  }
+  /** `true` when the id set holds a hash with these top 32 bits. */
+  const heldTop = (h: number): boolean => {
+    let lo = 0
+    let hi = ids.length - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1
+      const v = Format.top32(ids[mid]!)
+      if (v === h) return true
+      if (v < h) lo = mid + 1
+      else hi = mid - 1
+    }
+    return false
   }
   /** The key of an id string. */
   const keyOf = (s: string): Key => {
@@ -139,8 +153,8 @@ export const replay = (
   for (let i = 0, j = 0; i < m; i++) {
     const h = byHash.keys[i]!
     if (i > 0 && byHash.keys[i - 1] === h) return undefined
-    while (j < tops.length && tops[j]! < h) j++
-    if (j === tops.length || tops[j] !== h) return undefined
+    while (j < ids.length && Format.top32(ids[j]!) < h) j++
+    if (j === ids.length || Format.top32(ids[j]!) !== h) return undefined
   }
   const entryRow = (k: Key | null): number => {
     if (k === null) return NONE
@@ -150,8 +164,8 @@ export const replay = (
   }
   const idKey = (r: number): Key => isRead[r] === 1 ? readKey.get(r)! : w[r * ROW_WORDS + 3]!
   // the reducer's replay: leaf, append parent, opaque parents (as of each row), logical parents
-  const parent = new Int32Array(n).fill(NONE)
-  const fixed = new Uint8Array(n)
+  // (UNSET until the final pass; the reducer's logical parents are set during the replay)
+  const parent = new Int32Array(n).fill(UNSET)
   const opaque = new Map<Key, Key | null>()
   const invalid = new Set<Key>()
   let leaf: Key | null = null
@@ -195,7 +209,6 @@ export const replay = (
       }
       if (written === undefined || (!side && written === append && leaf !== append)) {
         parent[r] = leaf === null ? NONE : entryRow(leaf)
-        fixed[r] = 1
       }
       append = self
       if (!side) leaf = self
@@ -256,42 +269,40 @@ export const replay = (
   for (let r = 0; r < n; r++) {
     if (tagAt(r) !== ENTRY) continue
     const self = idKey(r)
-    if (fixed[r] === 0) {
+    if (parent[r] === UNSET) {
+      parent[r] = NONE
       let written: Key | null
       if (isRead[r] === 0) written = w[r * ROW_WORDS + 4]!
       else written = strKey((entryAt(r) as { readonly parentId?: string | null }).parentId)
       if (written !== null && written !== self) {
         const p = written === prevKey ? prevRow : finalResolve(written)
         // a written parent the id set does not hold: the index does not describe this file
-        if (p === NONE && isRead[r] === 0 && search(tops, written as number) === NONE) return undefined
+        if (p === NONE && isRead[r] === 0 && !heldTop(written as number)) return undefined
         parent[r] = p === r ? NONE : p
       }
     }
     prevRow = r
     prevKey = self
   }
-  // children lists in file order, then the roots
+  // children lists in file order (linked from the last row up), then the roots
   const first = new Int32Array(n).fill(NONE)
-  const last = new Int32Array(n).fill(NONE)
   const next = new Int32Array(n).fill(NONE)
-  const count = new Int32Array(n)
   const roots: Array<number> = []
-  for (let r = 0; r < n; r++) {
+  for (let r = n - 1; r >= 0; r--) {
     if (tagAt(r) !== ENTRY) continue
     const p = parent[r]!
     if (p === NONE) roots.push(r)
     else {
-      if (last[p] === NONE) first[p] = r
-      else next[last[p]!] = r
-      last[p] = r
-      count[p]! += 1
+      next[r] = first[p]!
+      first[p] = r
     }
   }
+  roots.reverse()
   // branch points' children are ordered by time: their rows are read, and their lists sorted once
   const multi: Array<number> = []
   const branchPoints: Array<number> = []
   for (let r = 0; r < n; r++) {
-    if (count[r]! < 2) continue
+    if (first[r] === NONE || next[first[r]!] === NONE) continue
     branchPoints.push(r)
     for (let c = first[r]!; c !== NONE; c = next[c]!) if (isRead[c] === 0) multi.push(c)
   }
@@ -328,7 +339,11 @@ export const replay = (
       for (let c = first[row]!; c !== NONE; c = next[c]!) out.push(c)
       return out
     },
-    childCount: (row) => count[row]!,
+    childCount: (row) => {
+      let c = 0
+      for (let x = first[row]!; x !== NONE; x = next[x]!) c++
+      return c
+    },
     firstChild: (row) => first[row]!,
     label: (row) => labels.size === 0 ? undefined : labels.get(row),
     leaf: leafRow,
