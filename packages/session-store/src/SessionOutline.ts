@@ -61,9 +61,9 @@ const GAP = 4096
 
 /**
  * Reads rows by offset from the table (each with the byte before it and its newline, near rows in
- * one range, all through one descriptor, in file order) and parses them. A row the tree reads is
- * kept until it is shown (a branch's first entry is), and the shown entries are not kept: they are
- * read in batches, each dropped once printed.
+ * one range, all through one descriptor, in file order) and parses them. The rows the replay must
+ * parse are kept until shown; those read for a time only, and the shown entries, are not (they are
+ * read in batches, each dropped once printed).
  */
 const reader = (files: TranscriptFileShape, path: string, table: DataView) => {
   const cache = new Map<number, LineType.ParsedLine | undefined>()

@@ -13,7 +13,7 @@ import { noIndex } from "./globals.js"
 import * as TreeText from "./treeText.js"
 
 /** Lines of the tree whose entries are read at once. */
-const BATCH = 4096
+const BATCH = 2048
 
 /** The outline of a file session, unless `--no-index` or the index cannot answer. */
 export const outline = (session: string) =>

@@ -25,8 +25,11 @@ export const MAX_READS = 50_000
 /** An id, compared exactly: a row table hash, or a string. */
 export type Key = number | string
 
-/** Reads rows (by row number) and parses them; `undefined` for a row that is not a whole line where the table says. */
-export type ReadRows = (rows: ReadonlyArray<number>) => Map<number, Line.ParsedLine | undefined> | undefined
+/**
+ * Reads rows (by row number) and parses them; `undefined` for a row that is not a whole line where
+ * the table says. `keep: false`: the caller keeps nothing of them (the reader need not either).
+ */
+export type ReadRows = (rows: ReadonlyArray<number>, keep?: boolean) => Map<number, Line.ParsedLine | undefined> | undefined
 
 /** The replayed tree: logical parents, children in `getTree`'s order, labels, the leaf and its path. */
 export interface OutlineTree {
@@ -298,7 +301,7 @@ export const replay = (
     }
   }
   roots.reverse()
-  // branch points' children are ordered by time: their rows are read, and their lists sorted once
+  // branch points' children are ordered by time: their rows are read (their times kept), and their lists sorted once
   const multi: Array<number> = []
   const branchPoints: Array<number> = []
   for (let r = 0; r < n; r++) {
@@ -307,16 +310,19 @@ export const replay = (
     for (let c = first[r]!; c !== NONE; c = next[c]!) if (isRead[c] === 0) multi.push(c)
   }
   if (multi.length > MAX_READS) return undefined
-  const times = multi.length === 0 ? new Map<number, Line.ParsedLine | undefined>() : read(multi)
-  if (times === undefined) return undefined
-  for (const [r, p] of times) {
+  const got = multi.length === 0 ? new Map<number, Line.ParsedLine | undefined>() : read(multi, false)
+  if (got === undefined) return undefined
+  const times = new Map<number, number>()
+  for (const [r, p] of got) {
     if (p?._tag !== "Entry" || keyOf(p.entry.id) !== w[r * ROW_WORDS + 3]) return undefined
-    parsed.set(r, p)
-    isRead[r] = 1
+    times.set(r, new Date(p.entry.timestamp).getTime())
   }
+  got.clear()
   for (const b of branchPoints) {
     const list: Array<[number, number]> = []
-    for (let c = first[b]!; c !== NONE; c = next[c]!) list.push([c, new Date(entryAt(c)!.timestamp).getTime()])
+    for (let c = first[b]!; c !== NONE; c = next[c]!) {
+      list.push([c, isRead[c] === 1 ? new Date(entryAt(c)!.timestamp).getTime() : times.get(c)!])
+    }
     list.sort((x, y) => x[1] - y[1])
     first[b] = list[0]![0]
     for (let i = 0; i < list.length; i++) next[list[i]![0]] = i + 1 < list.length ? list[i + 1]![0] : NONE
