@@ -41,8 +41,8 @@ export const contentText = (content: unknown, options: { readonly thinking?: boo
  * start of it is longer than `width + 1`, the whole would be cut at the same place.
  */
 export const oneLine = (text: string, width: number): string => {
-  if (text.length > 4 * width + 256) {
-    const start = text.slice(0, 2 * width + 128).replace(/\s+/g, " ").trimStart()
+  if (text.length > width + 64) {
+    const start = text.slice(0, width + 48).replace(/\s+/g, " ").trimStart()
     if (start.length > width + 1) return `${start.slice(0, width - 1)}…`
   }
   const flat = text.replace(/\s+/g, " ").trim()

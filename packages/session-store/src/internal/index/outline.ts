@@ -100,16 +100,22 @@ export const replay = (
     if (ambiguous.has(h)) return s
     return Format.hasHash(ids, h52) ? h : `\u0000${s}`
   }
-  // the rows to read: those the table cannot settle
+  // (ambiguous hashes are few: their low 16 bits in a bitmap spare most rows the set lookups)
+  const maybe = new Uint8Array(65536)
+  for (const h of ambiguous) maybe[h & 0xffff] = 1
+  const isAmbiguous = (h: number) => maybe[h & 0xffff] === 1 && ambiguous.has(h)
+  // the rows to read: those the table cannot settle; and the entry rows counted
   const toRead: Array<number> = []
   const isRead = new Uint8Array(n)
+  let m = 0
   for (let r = 0; r < n; r++) {
     const meta = w[r * ROW_WORDS + 5]!
     const tag = meta & 0xff
     if (tag === ENTRY) {
+      m++
       if (
-        meta >>> 24 !== 1 || ((meta >>> 16) & 1) === 1 || ambiguous.has(w[r * ROW_WORDS + 3]!) ||
-        ambiguous.has(w[r * ROW_WORDS + 4]!)
+        meta >>> 24 !== 1 || ((meta >>> 16) & 1) === 1 || isAmbiguous(w[r * ROW_WORDS + 3]!) ||
+        isAmbiguous(w[r * ROW_WORDS + 4]!)
       ) toRead.push(r)
     } else if (tag === Format.TAG.LeafControl || tag === Format.TAG.Opaque) toRead.push(r)
     if (toRead.length > MAX_READS) return undefined
@@ -129,8 +135,6 @@ export const replay = (
   // the entry row of each id (bounded summaries hold no duplicate ids): hashes sorted, strings in a map
   const readKey = new Map<number, Key>()
   const entryByString = new Map<string, number>()
-  let m = 0
-  for (let r = 0; r < n; r++) if (tagAt(r) === ENTRY) m++
   const hashKeys = new Uint32Array(m)
   const hashRows = new Int32Array(m)
   m = 0
