@@ -29,7 +29,10 @@ export type Key = number | string
  * Reads rows (by row number) and parses them; `undefined` for a row that is not a whole line where
  * the table says. `keep: false`: the caller keeps nothing of them (the reader need not either).
  */
-export type ReadRows = (rows: ReadonlyArray<number>, keep?: boolean) => Map<number, Line.ParsedLine | undefined> | undefined
+export type ReadRows = (
+  rows: ReadonlyArray<number>,
+  keep?: boolean
+) => Map<number, Line.ParsedLine | undefined> | undefined
 
 /** The replayed tree: logical parents, children in `getTree`'s order, labels, the leaf and its path. */
 export interface OutlineTree {
