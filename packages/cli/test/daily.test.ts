@@ -229,7 +229,7 @@ describe("usage totals in info", () => {
     for (const name of files) {
       const file = join(fixtures, name)
       const want = expected(readFileSync(file, "utf8"))
-      const outcome = await run(["info", file, "--json"])
+      const outcome = await run(["info", file, "--json", "--full"])
       expect(outcome.code, outcome.stderr).toBe(0)
       const { usage } = JSON.parse(outcome.stdout)
       for (const scope of ["all", "activePath"] as const) {
@@ -246,8 +246,10 @@ describe("usage totals in info", () => {
     expect(withUsageEntries).toBeGreaterThan(5)
   }, 120_000)
 
-  it("prints the totals for people, over all entries and the active path", async () => {
-    const outcome = await run(["info", ownFile])
+  it("prints the totals for people, over all entries and the active path (--full; from the index, a pointer to it)", async () => {
+    const indexed = await run(["info", ownFile])
+    expect(indexed.stdout).toContain("`branchlog info --full` gives the totals")
+    const outcome = await run(["info", ownFile, "--full"])
     expect(outcome.stdout).toContain(
       "usage    all entries: 15 tokens (input 5, output 7, cache read 1, cache write 2), cost 0.25 from 1 assistant message(s)"
     )

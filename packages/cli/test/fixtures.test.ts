@@ -8,6 +8,12 @@ import { referenceShape, runInMemory, runProcess } from "./support/harness.js"
 
 const sections = ["context", "tree", "info"] as const
 
+/**
+ * `info` is compared with its whole answer (`--full`: the reference's fields and the usage totals);
+ * from the index it has no totals, and tree-index.test.ts checks its fields against `--full`.
+ */
+const full = (section: string): Array<string> => (section === "info" ? ["--full"] : [])
+
 describe.each(fixtures())("fixture $name", (fixture) => {
   it.each(sections)(
     "`%s --json` prints the expected answer in process (memory layer), and leaves the file as it was (its index beside it; with --no-index, nothing)",
@@ -19,7 +25,7 @@ describe.each(fixtures())("fixture $name", (fixture) => {
       expect(volume.list("/sessions")).toEqual(["f.jsonl"])
       // the first read builds the index (when the file is one it can index), the second reads through it
       for (let read = 0; read < 2; read++) {
-        const outcome = await runInMemory(volume, [section, "/sessions/f.jsonl", "--json"])
+        const outcome = await runInMemory(volume, [section, "/sessions/f.jsonl", "--json", ...full(section)])
         expect(outcome.code, outcome.stderr).toBe(0)
         const { got, want } = comparable(fixture, section, referenceShape(section, JSON.parse(outcome.stdout)))
         expect(got).toEqual(want)
@@ -35,7 +41,7 @@ describe.each(fixtures())("fixture $name", (fixture) => {
     copyFileSync(fixture.path, file)
     // twice: the second time through the index the first wrote
     for (const section of [...sections, ...sections]) {
-      const outcome = await runProcess([section, file, "--json"])
+      const outcome = await runProcess([section, file, "--json", ...full(section)])
       expect(outcome.code, outcome.stderr).toBe(0)
       const { got, want } = comparable(fixture, section, referenceShape(section, JSON.parse(outcome.stdout)))
       expect(got).toEqual(want)

@@ -52,11 +52,16 @@ describe("read commands and the sidecar index", () => {
     const whole = await runProcess(["context", file, "--json", "--full"])
     expect(json(second)).toEqual(json(first))
     expect(json(second)).toEqual(json(whole))
-    for (const command of ["show", "info", "tree"]) {
+    for (const command of ["show", "tree"]) {
       const bounded = await runProcess([command, file])
       expect(bounded.code, bounded.stderr).toBe(0)
       expect(bounded.stdout).toBe((await runProcess([command, file, "--no-index"])).stdout)
     }
+    // info from the index: counts, no usage totals (--full gives today's whole answer)
+    const info = await runProcess(["info", file])
+    expect(info.code, info.stderr).toBe(0)
+    expect(info.stdout).toMatch(/usage {4}not summed from the index/)
+    expect((await runProcess(["info", file, "--full"])).stdout).toBe((await runProcess(["info", file, "--no-index"])).stdout)
   })
 
   it("catches the index up over rows another tool appended, without changing the session", async () => {

@@ -72,3 +72,6 @@ export * as SessionCopy from "./SessionCopy.js"
 
 /** Following a session: the rows others append, in order, none twice, driven by the store's `watch` or a poll. */
 export * as SessionFollow from "./SessionFollow.js"
+
+/** A JSONL session's counts and tree from its sidecar index, without reading the session. */
+export * as SessionOutline from "./SessionOutline.js"

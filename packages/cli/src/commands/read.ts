@@ -1,20 +1,20 @@
 /** The read commands `info`, `tree`, `context` (`show` and `continue`: show.ts). They never modify a file. */
 import { JsonView } from "@branchlog/session-core"
-import type { SessionManager } from "@branchlog/session-store"
-import { SessionCatalog } from "@branchlog/session-store"
+import type { SessionManager, SessionOutline } from "@branchlog/session-store"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { dirname, resolve } from "node:path"
 import { UsageError } from "../CliError.js"
+import { childLines } from "../internal/children.js"
 import type { CliCommand } from "../internal/command.js"
+import * as Indexed from "../internal/indexed.js"
 import * as LlmView from "../internal/llmView.js"
 import * as Output from "../internal/output.js"
 import * as Pick from "../internal/pick.js"
-import { openReadOnly, resumeReadOnly } from "../internal/session.js"
+import { openFull, openReadOnly, resumeReadOnly } from "../internal/session.js"
 import { dir, file, json, last } from "../internal/sessionArgs.js"
-import { messageLine, oneLine } from "../internal/summary.js"
+import { messageLine } from "../internal/summary.js"
 import * as TreeText from "../internal/treeText.js"
 import * as Usage from "../internal/usage.js"
 import * as Width from "../internal/width.js"
@@ -49,15 +49,76 @@ export const leafOf = (path: string, session: SessionManager.SessionManager, opt
         : Effect.succeed<string | null>(id)
   })
 
-/** `branchlog info FILE|ID [--last] [--dir DIR] [--json]`. */
+/** `info` from the sidecar index: counts from its summary and row table, no usage totals (they need every entry). */
+const indexedInfo = (
+  file: string,
+  session: SessionManager.SessionManager,
+  outline: SessionOutline.Outline,
+  json: boolean
+) =>
+  Effect.gen(function*() {
+    const header = session.getHeader()
+    const name = session.getSessionName()
+    const answer = {
+      ...(header === null ? {} : {
+        id: header.id,
+        version: typeof header.version === "number" ? header.version : 1,
+        ...(header.cwd === undefined ? {} : { cwd: header.cwd }),
+        ...(header.parentSession === undefined ? {} : { parentSession: header.parentSession })
+      }),
+      ...(name === undefined ? {} : { name }),
+      entries: outline.entries,
+      leafId: session.getLeafId(),
+      types: Object.fromEntries(outline.types),
+      labels: outline.labels,
+      compactions: outline.compactions,
+      size: outline.size
+    }
+    if (json) return yield* Output.json(answer)
+    const report = session.loadReport()
+    yield* Output.lines([
+      `file     ${file}`,
+      `id       ${answer.id ?? "(no header)"}`,
+      `version  ${answer.version ?? "?"}${
+        report.migratedFrom === undefined ? "" : ` (version ${report.migratedFrom} on disk, migrated in memory)`
+      }`,
+      `cwd      ${answer.cwd ?? ""}`,
+      ...(answer.parentSession === undefined ? [] : [`parent   ${answer.parentSession}`]),
+      ...(answer.name === undefined ? [] : [`name     ${answer.name}`]),
+      `entries  ${answer.entries}${
+        outline.types.length === 0 ? "" : ` (${outline.types.map(([type, n]) => `${type} ${n}`).join(", ")})`
+      }`,
+      `labels   ${answer.labels}`,
+      `compactions ${answer.compactions}`,
+      `size     ${answer.size} bytes, ${outline.lines} lines`,
+      `leaf     ${answer.leafId ?? "(none)"}`,
+      `usage    not summed from the index (it needs every entry): \`branchlog info --full\` gives the totals`
+    ])
+  })
+
+/** `branchlog info FILE|ID [--last] [--dir DIR] [--json] [--full]`. */
 export const info: CliCommand = Command.make(
   "info",
-  { file: sessionArg, last, dir, json },
+  {
+    file: sessionArg,
+    last,
+    dir,
+    json,
+    full: Options.boolean("full").pipe(
+      Options.withDescription(
+        "read the whole session: token and cost totals (default: counts from the sidecar index, no totals)"
+      )
+    )
+  },
   (args) =>
     Effect.gen(function*() {
       const file = yield* Pick.target(args.file, args)
-      const session = yield* openReadOnly(file)
+      const session = yield* (args.full ? openFull(file) : openReadOnly(file))
       yield* reportDamage(file, session)
+      if (!args.full && session.isBounded()) {
+        const outline = yield* Indexed.outline(file)
+        if (Option.isSome(outline)) return yield* indexedInfo(file, session, outline.value, args.json)
+      }
       const usage: Usage.SessionUsage = {
         all: Usage.totals(session.getEntries()),
         activePath: Usage.totals(session.getBranch())
@@ -82,14 +143,31 @@ export const info: CliCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Print what a session holds: id, version, cwd, name, entries, leaf, token and cost totals (all entries, and the active path)."
+    "Print what a session holds: id, version, cwd, name, entries, leaf; from the sidecar index, entries by type, labels, compactions and size; with --full (or without an index), token and cost totals (all entries, and the active path)."
   )
 )
 
-/** `branchlog tree FILE [--json]`. */
+/** `branchlog tree FILE [--json] [--depth N] [--around ID]`. */
 export const tree: CliCommand = Command.make(
   "tree",
-  { file: sessionArg, last, dir, json },
+  {
+    file: sessionArg,
+    last,
+    dir,
+    json,
+    depth: Options.integer("depth").pipe(
+      Options.withDescription(
+        "print branch nesting at most N levels deep (deeper branches: one line with their count)"
+      ),
+      Options.optional
+    ),
+    around: Options.text("around").pipe(
+      Options.withDescription(
+        "print only the path from the root to this entry, the branches off it (one line each) and the entries below it"
+      ),
+      Options.optional
+    )
+  },
   (args) =>
     Effect.gen(function*() {
       const { json } = args
@@ -97,52 +175,42 @@ export const tree: CliCommand = Command.make(
       const session = yield* openReadOnly(file)
       yield* reportDamage(file, session)
       if (json) return yield* Output.json(JsonView.tree(session.getState()))
-      yield* Output.lines(
-        TreeText.render(session.getState(), { style: Output.stdoutStyle(), columns: Width.columns() })
-      )
+      const depth = Option.getOrUndefined(args.depth)
+      if (depth !== undefined && depth < 0) {
+        return yield* Effect.fail(new UsageError({ path: file, detail: "--depth must be 0 or more" }))
+      }
+      const around = Option.getOrUndefined(args.around)
+      const options = {
+        style: Output.stdoutStyle(),
+        columns: Width.columns(),
+        ...(depth === undefined ? {} : { depth })
+      }
+      const outline = session.isBounded() ? yield* Indexed.outline(file) : Option.none()
+      const fromIndex = Option.isNone(outline)
+        ? Option.none<ReadonlyArray<string> | "missing">()
+        : yield* Indexed.treeLines(outline.value, around === undefined ? options : { ...options, around })
+      if (Option.isSome(fromIndex)) {
+        if (fromIndex.value === "missing") {
+          return yield* Effect.fail(new UsageError({ path: file, detail: `no entry ${around}` }))
+        }
+        yield* Output.lines(fromIndex.value)
+      } else {
+        const shape = TreeText.stateShape(session.getState())
+        const at = around === undefined ? undefined : shape.find(around)
+        if (around !== undefined && at === undefined) {
+          return yield* Effect.fail(new UsageError({ path: file, detail: `no entry ${around}` }))
+        }
+        const laid = { ...options, around: at }
+        yield* Output.lines(TreeText.print(shape, TreeText.plan(shape, laid), (node) => node.entry, laid))
+      }
       const children = yield* childLines(file)
       if (children.length > 0) yield* Output.lines(["child sessions (sub-agents, forks):", ...children])
     })
 ).pipe(
   Command.withDescription(
-    "Print the session tree: labels, the current path (*) and leaf; long linear runs folded; then the sessions of its folder whose header names it as parent (and theirs)."
+    "Print the session tree: labels, the current path (*) and leaf; long linear runs folded (--depth N, --around ID: less of it); from the sidecar index, reading only the entries shown; then the sessions of its folder whose header names it as parent (and theirs)."
   )
 )
-
-/**
- * The sessions of `file`'s folder whose header's `parentSession` is `file`, and theirs below them
- * (indented, at most 8 levels): one line each, the path and the first user message.
- */
-const childLines = (file: string) =>
-  Effect.gen(function*() {
-    const infos = yield* SessionCatalog.list("", dirname(resolve(file)), undefined, { index: "read" }).pipe(
-      Effect.catchAll(() => Effect.succeed([] as Array<SessionCatalog.SessionInfo>))
-    )
-    const byParent = new Map<string, Array<SessionCatalog.SessionInfo>>()
-    for (const info of infos) {
-      if (info.parentSessionPath === undefined) continue
-      const parent = resolve(dirname(resolve(file)), info.parentSessionPath)
-      byParent.set(parent, [...(byParent.get(parent) ?? []), info])
-    }
-    const out: Array<string> = []
-    const seen = new Set<string>()
-    const walk = (parent: string, depth: number) => {
-      if (depth > 8) return
-      for (const child of byParent.get(parent) ?? []) {
-        const path = resolve(child.path)
-        if (seen.has(path)) continue
-        seen.add(path)
-        out.push(
-          `${"  ".repeat(depth)}${child.path}  (${
-            oneLine(child.firstMessage, Width.remaining(child.path.length + 4 + depth * 2))
-          })`
-        )
-        walk(path, depth + 1)
-      }
-    }
-    walk(resolve(file), 1)
-    return out
-  })
 
 /** `branchlog context FILE|ID [--last] [--leaf ID] [--json] [--llm]`. */
 export const context: CliCommand = Command.make(

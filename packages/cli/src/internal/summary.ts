@@ -35,8 +35,16 @@ export const contentText = (content: unknown, options: { readonly thinking?: boo
   return text === "" && blocks.some((block) => block.type === "thinking") ? "(thinking)" : text
 }
 
-/** Collapses white space and cuts to `width` characters. */
+/**
+ * Collapses white space and cuts to `width` characters. A long text is collapsed only as far as
+ * the cut needs (a tool result of megabytes costs what its first lines do): when the collapsed
+ * start of it is longer than `width + 1`, the whole would be cut at the same place.
+ */
 export const oneLine = (text: string, width: number): string => {
+  if (text.length > width + 64) {
+    const start = text.slice(0, width + 48).replace(/\s+/g, " ").trimStart()
+    if (start.length > width + 1) return `${start.slice(0, width - 1)}…`
+  }
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > width ? `${flat.slice(0, width - 1)}…` : flat
 }

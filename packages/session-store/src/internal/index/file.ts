@@ -18,7 +18,7 @@ export const MAX_LOG_BYTES = 8 * 1024 * 1024
 const LOG_FIRST_READ = 16 * 1024
 
 /** The head, summary and update log of an index (`undefined`: missing, unreadable or damaged). */
-export const readIndex = (env: Env, index: string) =>
+export const readIndex = (env: Pick<Env, "files">, index: string) =>
   Effect.gen(function*() {
     const [first] = yield* env.files.readRanges(index, [[0, Format.HEAD_BYTES]])
     const length = Format.summaryLength(first!)
