@@ -15,15 +15,13 @@ import type * as CliApp from "@effect/cli/CliApp"
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
-import * as HashSet from "effect/HashSet"
 import { createRequire } from "node:module"
-import { describeError, ExitCode, exitCodeOf, UsageError } from "./CliError.js"
+import { ExitCode, UsageError } from "./CliError.js"
 import type { CliCommand, Requirements } from "./internal/command.js"
-import { noIndex as noIndexRef, parseGlobals, verbose as verboseRef, withLockTimeout } from "./internal/globals.js"
+import { parseGlobals, withLockTimeout } from "./internal/globals.js"
 import * as Help from "./internal/help.js"
-import { stderrLogger } from "./internal/logger.js"
 import * as Output from "./internal/output.js"
+import * as Runner from "./internal/runner.js"
 
 /** The version printed by `--version`: this package's (read at run time, so it follows releases). */
 export const version: string =
@@ -97,11 +95,7 @@ const cliOf = (commands: ReadonlyArray<CliCommand>) =>
  */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, Environment> => {
   const globals = parseGlobals(argv.slice(2))
-  const verbose = globals.verbose
-  const report = (error: unknown) =>
-    Output.note(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`).pipe(
-      Effect.as(exitCodeOf(error))
-    )
+  const report = Runner.report(globals.verbose)
   const help = globals.error === undefined ? Help.request(globals.args) : undefined
   const program = globals.error !== undefined
     ? report(new UsageError({ detail: globals.error }))
@@ -113,21 +107,7 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, E
       Effect.as(ExitCode.ok as number),
       Effect.catchAll((error) => isValidation(error) ? Effect.succeed(ExitCode.usage as number) : report(error))
     )
-  return program.pipe(
-    Effect.catchAllDefect((defect) =>
-      Output.note(
-        verbose
-          ? `branchlog: ${String((defect as Error)?.stack ?? defect)}`
-          : `branchlog: unexpected error: ${describeError(defect)} (run with --verbose for details)`
-      ).pipe(
-        Effect.as(ExitCode.failure as number)
-      )
-    ),
-    // only this logger: not the default one (stdout), nor one a runtime put around it (runMain's pretty one)
-    Effect.locally(FiberRef.currentLoggers, HashSet.make(stderrLogger)),
-    Effect.locally(verboseRef, verbose),
-    Effect.locally(noIndexRef, globals.noIndex)
-  )
+  return Runner.around(globals, program)
 }
 
 /** Prints the overview, or one command's help (an unknown name: the overview, and exit 2). */

@@ -2,7 +2,8 @@
 /**
  * The `branchlog` executable. It loads only what the command line needs: `--version` alone reads
  * the package's version and prints it (nothing of Effect is loaded); everything else imports the
- * command runner (`internal/main`), which in turn imports only the named subcommand's module.
+ * command runner (`internal/main`), which in turn imports only the named subcommand's module; a
+ * plain `append FILE [--json] [--full]` line runs directly (`internal/direct`: no @effect/cli).
  *
  * @since 0.1.0
  */
@@ -17,6 +18,8 @@ if (args.length === 1 && args[0] === "--version") {
   // Node >= 22.1 keeps the compiled code of the chunks between runs (in its cache under the temporary
   // folder, or NODE_COMPILE_CACHE); Node 20 has no such cache and compiles them at every start
   ;(NodeModule as { readonly enableCompileCache?: () => unknown }).enableCompileCache?.()
-  const { main } = await import("./internal/main.js")
-  main(process.argv)
+  const { directAppend } = await import("./internal/argv.js")
+  const direct = directAppend(args)
+  if (direct !== undefined) (await import("./internal/direct.js")).main(process.argv, direct)
+  else (await import("./internal/main.js")).main(process.argv)
 }

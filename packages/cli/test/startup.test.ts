@@ -20,13 +20,14 @@ writeFileSync(
 )
 
 /** The files of the bundle that `branchlog ARGS` loaded, and whether any holds the agent runtime's HTTP stack. */
-const loads = (args: ReadonlyArray<string>) => {
+const loads = (args: ReadonlyArray<string>, input?: string) => {
   const out = join(dir, `loads-${Math.random().toString(36).slice(2)}.txt`)
   const result = spawnSync(process.execPath, ["--import", trace, bin, ...args], {
     cwd: dir,
     env: { ...process.env, NO_COLOR: "1", BRANCHLOG_TRACE_LOADS: out },
     encoding: "utf8",
-    timeout: 120_000
+    timeout: 120_000,
+    ...(input === undefined ? {} : { input })
   })
   expect(result.status, result.stderr).toBe(0)
   const files = readFileSync(out, "utf8").trim().split("\n").filter((url) => url.startsWith("file:")).map((url) =>
@@ -37,6 +38,8 @@ const loads = (args: ReadonlyArray<string>) => {
     names: files.map((file) => file.slice(join(bin, "..").length + 1)),
     // undici's error codes, and the OpenAI provider's endpoint
     agentRuntime: text.includes("UND_ERR") || text.includes("chat/completions"),
+    // @effect/cli's parser (its message for a missing option)
+    effectCli: text.includes("Expected to find option"),
     stdout: result.stdout
   }
 }
@@ -63,6 +66,30 @@ describe("what each command line loads", () => {
     expect(run.names.some((name) => name.startsWith("bin-chunk-agent-"))).toBe(true)
     expect(run.agentRuntime).toBe(true)
   }, 120_000)
+
+  it(
+    "a plain append runs directly: no @effect/cli, no other command's module, no agent runtime; odd lines go through @effect/cli",
+    () => {
+      const target = join(dir, "append.jsonl")
+      const message = JSON.stringify({ role: "user", content: "hi", timestamp: 1 }) + "\n"
+      for (
+        const args of [["append", target], ["--verbose", "append", "--json", target, "--full", "--lock-timeout", "5s"]]
+      ) {
+        const loaded = loads(args, message)
+        expect(loaded.effectCli, args.join(" ")).toBe(false)
+        expect(loaded.agentRuntime).toBe(false)
+        for (const other of ["write", "read", "agent", "fsck", "main", "NodeTerminal"]) {
+          expect(loaded.names.some((name) => name.startsWith(`bin-chunk-${other}-`)), other).toBe(false)
+        }
+      }
+      expect(readFileSync(target, "utf8").split("\n").filter((line) => line.includes(`"content":"hi"`))).toHaveLength(2)
+      // help, and a line @effect/cli reads its own way (a boolean flag's value), are @effect/cli's
+      for (const args of [["append", "--help"], ["append", target, "--json", "true"]]) {
+        expect(loads(args, "").effectCli, args.join(" ")).toBe(true)
+      }
+    },
+    120_000
+  )
 
   it("takes the values of @effect/cli's own options for what they are, not for a subcommand's name", async () => {
     const volume = MemoryFileSystem.make()

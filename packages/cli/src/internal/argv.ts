@@ -1,0 +1,106 @@
+/**
+ * The command line read without any library (the executable's `bin.ts` bundles this module into
+ * itself): the global options (`--verbose`, `--lock-timeout DURATION`, `--no-index`), accepted
+ * anywhere and taken out before @effect/cli parses the rest, and the command lines the executable
+ * runs directly, without building @effect/cli's command tree (`direct.ts`).
+ */
+
+/** What the global options asked for, the other arguments, and a usage error if one was malformed. */
+export interface Globals {
+  readonly args: ReadonlyArray<string>
+  readonly verbose: boolean
+  readonly noIndex: boolean
+  readonly lockTimeoutMs: number | undefined
+  readonly error: string | undefined
+}
+
+const units: Record<string, number> = {
+  "": 1,
+  ms: 1,
+  millis: 1,
+  s: 1_000,
+  sec: 1_000,
+  second: 1_000,
+  seconds: 1_000,
+  m: 60_000,
+  min: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000
+}
+
+/** Milliseconds of `500ms`, `5s`, `2m`, `1h`, `1.5 s` (a bare number is milliseconds), or `undefined`. */
+export const parseDuration = (text: string): number | undefined => {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text)
+  if (match === null) return undefined
+  const unit = units[match[2]!.toLowerCase()]
+  return unit === undefined ? undefined : Math.round(Number(match[1]) * unit)
+}
+
+/** Takes the global options out of `args` (the arguments after node and the script). */
+export const parseGlobals = (args: ReadonlyArray<string>): Globals => {
+  const rest: Array<string> = []
+  let verbose = false
+  let noIndex = false
+  let lockTimeoutMs: number | undefined
+  let error: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--verbose") {
+      verbose = true
+    } else if (arg === "--no-index") {
+      noIndex = true
+    } else if (arg === "--lock-timeout" || arg.startsWith("--lock-timeout=")) {
+      const value = arg === "--lock-timeout" ? args[++i] : arg.slice("--lock-timeout=".length)
+      const ms = value === undefined ? undefined : parseDuration(value)
+      if (ms === undefined) {
+        error ??= value === undefined
+          ? "--lock-timeout needs a duration (e.g. 500ms, 5s, 2m; a bare number is milliseconds)"
+          : `--lock-timeout: not a duration: ${
+            JSON.stringify(value)
+          } (e.g. 500ms, 5s, 2m; a bare number is milliseconds)`
+      } else {
+        lockTimeoutMs = ms
+      }
+    } else {
+      rest.push(arg)
+    }
+  }
+  return { args: rest, verbose, noIndex, lockTimeoutMs, error }
+}
+
+/** An `append` command line the executable runs directly: `append FILE [--json] [--full]` and global options. */
+export interface DirectAppend {
+  readonly command: "append"
+  readonly globals: Globals
+  readonly file: string
+  readonly json: boolean
+  readonly full: boolean
+}
+
+/** What @effect/cli takes as the value of a boolean flag when it follows it (`--json yes`). */
+const booleanWords = new Set(["true", "1", "y", "yes", "on", "false", "0", "n", "no", "off"])
+
+/**
+ * The direct form of `args` (the arguments after node and the script) when it is a plain `append`
+ * line, else `undefined`: anything else (help, a flag @effect/cli would read otherwise, a value after
+ * a flag, a flag twice, a malformed global option, a FILE that looks like a flag) goes to @effect/cli,
+ * which answers it as it always has.
+ */
+export const directAppend = (args: ReadonlyArray<string>): DirectAppend | undefined => {
+  if (!args.includes("append")) return undefined
+  const globals = parseGlobals(args)
+  if (globals.error !== undefined || globals.args[0] !== "append") return undefined
+  let file: string | undefined
+  let json = false
+  let full = false
+  for (const arg of globals.args.slice(1)) {
+    if (arg === "--json" && !json) json = true
+    else if (arg === "--full" && !full) full = true
+    else if (arg.startsWith("-") || file !== undefined || booleanWords.has(arg.toLowerCase())) return undefined
+    else file = arg
+  }
+  return file === undefined ? undefined : { command: "append", globals, file, json, full }
+}

@@ -1,0 +1,43 @@
+/** Which command lines the executable runs directly (without @effect/cli): plain `append` lines only. */
+import { describe, expect, it } from "vitest"
+import { directAppend } from "../src/internal/argv.js"
+
+describe("directAppend", () => {
+  it("takes plain append lines, with its flags and the global options anywhere", () => {
+    expect(directAppend(["append", "s.jsonl"])).toMatchObject({ file: "s.jsonl", json: false, full: false })
+    expect(directAppend(["--verbose", "append", "--json", "sqlite:./x.db#id", "--full", "--lock-timeout", "5s"]))
+      .toMatchObject({
+        file: "sqlite:./x.db#id",
+        json: true,
+        full: true,
+        globals: { verbose: true, lockTimeoutMs: 5000, noIndex: false }
+      })
+    expect(directAppend(["append", "s.jsonl", "--no-index", "--lock-timeout=2m"])?.globals)
+      .toMatchObject({ noIndex: true, lockTimeoutMs: 120_000 })
+  })
+
+  it("leaves everything else to @effect/cli, which answers it as it always has", () => {
+    for (
+      const args of [
+        ["ls"],
+        ["show", "append"],
+        ["append"],
+        ["append", "--help"],
+        ["append", "-h"],
+        ["append", "a.jsonl", "b.jsonl"],
+        ["append", "a.jsonl", "--json", "true"],
+        ["append", "--json", "yes", "a.jsonl"],
+        ["append", "a.jsonl", "--json", "--json"],
+        ["append", "a.jsonl", "--json=true"],
+        ["append", "a.jsonl", "--JSON"],
+        ["append", "a.jsonl", "--jsn"],
+        ["append", "-"],
+        ["append", "a.jsonl", "--lock-timeout", "soon"],
+        ["--log-level", "debug", "append", "a.jsonl"],
+        ["append", "a.jsonl", "--completions", "bash"],
+        ["append", "a.jsonl", "--version"],
+        ["append", "a.jsonl", "--wizard"]
+      ]
+    ) expect(directAppend(args), args.join(" ")).toBeUndefined()
+  })
+})
