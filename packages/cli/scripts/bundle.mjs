@@ -3,7 +3,10 @@
 // @effect/platform-node is hundreds of files, and loading them one by one costs seconds at every
 // start, so each piece is one tree-shaken file; split into chunks so that the dynamic imports of
 // `bin.ts` and `Cli.ts` stay real: `--version` loads nothing of Effect, `info` nothing of the
-// agent runtime or the OpenAI provider (see bench/startup.mjs).
+// agent runtime or the OpenAI provider (see bench/startup.mjs). The direct path of a plain `append`
+// (src/internal/direct.ts) is bundled first, on its own, into one file (`bin-chunk-direct-[hash].js`):
+// one module to load at start, tree-shaken for that path alone; `bin.js` imports it by the name this
+// script gives it (issue 27: append's first entry on disk soon after start).
 import { build } from "esbuild"
 import { chmodSync, existsSync, readdirSync, rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
@@ -12,13 +15,11 @@ const outdir = fileURLToPath(new URL("../dist", import.meta.url))
 const isChunk = (name) => /^bin-chunk-.*\.js$/.test(name)
 // chunks of an earlier build (their names carry a hash of their content)
 const earlier = existsSync(outdir) ? readdirSync(outdir).filter(isChunk) : []
-const result = await build({
-  entryPoints: { bin: fileURLToPath(new URL("../src/bin.ts", import.meta.url)) },
+const common = {
   outdir,
   // chunks sit beside bin.js: `../package.json` (the version) resolves the same from each
   chunkNames: "bin-chunk-[name]-[hash]",
   bundle: true,
-  splitting: true,
   platform: "node",
   format: "esm",
   target: "node20",
@@ -37,10 +38,26 @@ const result = await build({
   minify: true,
   logLevel: "warning",
   metafile: true
+}
+const direct = await build({
+  ...common,
+  entryPoints: { "bin-chunk-direct": fileURLToPath(new URL("../src/internal/direct.ts", import.meta.url)) },
+  entryNames: "[name]-[hash]"
+})
+const directName = Object.keys(direct.metafile.outputs).map((file) => file.split("/").pop()).find((name) =>
+  isChunk(name)
+)
+const main = await build({
+  ...common,
+  entryPoints: { bin: fileURLToPath(new URL("../src/bin.ts", import.meta.url)) },
+  splitting: true,
+  define: { __BRANCHLOG_DIRECT__: JSON.stringify(directName) }
 })
 // only now, and only the chunks this build did not write again: a command started from the earlier
 // build (another test suite running `branchlog` while this one rebuilds) still finds every chunk it
 // loads later, since an unchanged chunk keeps its name
-const written = new Set(Object.keys(result.metafile.outputs).map((file) => file.split("/").pop()))
+const written = new Set(
+  [main, direct].flatMap((result) => Object.keys(result.metafile.outputs)).map((file) => file.split("/").pop())
+)
 for (const name of earlier) if (!written.has(name)) rmSync(`${outdir}/${name}`)
 chmodSync(`${outdir}/bin.js`, 0o755)

@@ -8,6 +8,10 @@
  * @since 0.1.0
  */
 import * as NodeModule from "node:module"
+import type * as Direct from "./internal/direct.js"
+
+/** The file name of the direct path's bundle (`bundle.mjs` defines it; unbundled, the module itself). */
+declare const __BRANCHLOG_DIRECT__: string | undefined
 
 const args = process.argv.slice(2)
 if (args.length === 1 && args[0] === "--version") {
@@ -19,7 +23,11 @@ if (args.length === 1 && args[0] === "--version") {
   // folder, or NODE_COMPILE_CACHE); Node 20 has no such cache and compiles them at every start
   ;(NodeModule as { readonly enableCompileCache?: () => unknown }).enableCompileCache?.()
   const { directAppend } = await import("./internal/argv.js")
-  const direct = directAppend(args)
-  if (direct !== undefined) (await import("./internal/direct.js")).main(process.argv, direct)
-  else (await import("./internal/main.js")).main(process.argv)
+  const direct = directAppend(args, process.env["BRANCHLOG_STORE"])
+  if (direct !== undefined) {
+    // its own one-file bundle beside this one (`scripts/bundle.mjs` names it): not one of this bundle's chunks
+    const name = typeof __BRANCHLOG_DIRECT__ === "string" ? __BRANCHLOG_DIRECT__ : "internal/direct.js"
+    const module: typeof Direct = await import(new URL(`./${name}`, import.meta.url).href)
+    module.main(process.argv, direct)
+  } else (await import("./internal/main.js")).main(process.argv)
 }

@@ -1,13 +1,13 @@
-/** Which command lines the executable runs directly (without @effect/cli): plain `append` lines only. */
+/** Which command lines the executable runs directly (without @effect/cli): plain `append` lines on files only. */
 import { describe, expect, it } from "vitest"
 import { directAppend } from "../src/internal/argv.js"
 
 describe("directAppend", () => {
   it("takes plain append lines, with its flags and the global options anywhere", () => {
     expect(directAppend(["append", "s.jsonl"])).toMatchObject({ file: "s.jsonl", json: false, full: false })
-    expect(directAppend(["--verbose", "append", "--json", "sqlite:./x.db#id", "--full", "--lock-timeout", "5s"]))
+    expect(directAppend(["--verbose", "append", "--json", "s.jsonl", "--full", "--lock-timeout", "5s"], "/sessions"))
       .toMatchObject({
-        file: "sqlite:./x.db#id",
+        file: "s.jsonl",
         json: true,
         full: true,
         globals: { verbose: true, lockTimeoutMs: 5000, noIndex: false }
@@ -36,8 +36,12 @@ describe("directAppend", () => {
         ["--log-level", "debug", "append", "a.jsonl"],
         ["append", "a.jsonl", "--completions", "bash"],
         ["append", "a.jsonl", "--version"],
-        ["append", "a.jsonl", "--wizard"]
+        ["append", "a.jsonl", "--wizard"],
+        // the stores' drivers load on the full path
+        ["append", "sqlite:./x.db#id"],
+        ["append", "postgres://h/db#id"]
       ]
     ) expect(directAppend(args), args.join(" ")).toBeUndefined()
+    expect(directAppend(["append", "a.jsonl"], "sqlite:./x.db")).toBeUndefined()
   })
 })

@@ -83,14 +83,22 @@ export interface DirectAppend {
 /** What @effect/cli takes as the value of a boolean flag when it follows it (`--json yes`). */
 const booleanWords = new Set(["true", "1", "y", "yes", "on", "false", "0", "n", "no", "off"])
 
+/** The schemes of the stores other than JSONL files (their drivers load on the full path only). */
+const schemes = ["sqlite:", "postgres://", "postgresql://"]
+
 /**
  * The direct form of `args` (the arguments after node and the script) when it is a plain `append`
- * line, else `undefined`: anything else (help, a flag @effect/cli would read otherwise, a value after
- * a flag, a flag twice, a malformed global option, a FILE that looks like a flag) goes to @effect/cli,
+ * line on JSONL files, else `undefined`: anything else (help, a flag @effect/cli would read
+ * otherwise, a value after a flag, a flag twice, a malformed global option, a FILE that looks like a
+ * flag, a store's scheme on the line or in `defaultStore`, `BRANCHLOG_STORE`) goes the full way,
  * which answers it as it always has.
  */
-export const directAppend = (args: ReadonlyArray<string>): DirectAppend | undefined => {
+export const directAppend = (
+  args: ReadonlyArray<string>,
+  defaultStore: string | undefined = undefined
+): DirectAppend | undefined => {
   if (!args.includes("append")) return undefined
+  if ([...args, defaultStore ?? ""].some((word) => schemes.some((scheme) => word.includes(scheme)))) return undefined
   const globals = parseGlobals(args)
   if (globals.error !== undefined || globals.args[0] !== "append") return undefined
   let file: string | undefined

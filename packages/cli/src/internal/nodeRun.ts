@@ -1,8 +1,8 @@
 /**
  * How the executable runs a command over Node (`main.ts` through @effect/cli, `direct.ts` without):
- * the store drivers the command line or `BRANCHLOG_STORE` names are loaded first (a scheme that
- * cannot be served: one line and exit 2, before any command runs); then the command runs over the
- * file services of node:fs and the router, and its result becomes the process's exit code.
+ * the store drivers it is given (`main.ts`: those the command line or `BRANCHLOG_STORE` names; a
+ * scheme that cannot be served: one line and exit 2, before any command runs); then the command
+ * runs over the file services of node:fs and the router, and its result becomes the exit code.
  */
 import { SessionStore, StoreRouter } from "@branchlog/session-store"
 import type { TranscriptStore } from "@branchlog/session-store"
@@ -10,7 +10,8 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ExitCode } from "../CliError.js"
-import { driversFor, refusal } from "./drivers.js"
+import type { Drivers } from "./drivers.js"
+import { refusal } from "./drivers.js"
 import * as FileProgress from "./fileProgress.js"
 
 /**
@@ -29,12 +30,13 @@ const filesLayer = (argv: ReadonlyArray<string>) => {
 /** The store's services: the router over the drivers given (JSONL files for the rest) and the file services. */
 export type StoreLayer = Layer.Layer<TranscriptStore.TranscriptStore | SessionStore.FileServices>
 
-/** Runs `command` (given the store's layer) for `argv` (as `process.argv`) in this process, until it ends. */
+/** Runs `command` (given the store's layer over `drivers`) for `argv` (as `process.argv`) in this process, until it ends. */
 export const runNode = (
   argv: ReadonlyArray<string>,
+  drivers: () => Promise<Drivers>,
   command: (store: StoreLayer) => Effect.Effect<number>
 ): void =>
-  Effect.promise(() => driversFor(argv.slice(2), process.env["BRANCHLOG_STORE"])).pipe(
+  Effect.promise(drivers).pipe(
     Effect.flatMap(({ drivers, unserved }) => {
       const refused = refusal(argv.slice(2), unserved)
       if (refused !== undefined) {
