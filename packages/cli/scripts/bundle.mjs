@@ -42,7 +42,12 @@ const common = {
 const direct = await build({
   ...common,
   entryPoints: { "bin-chunk-direct": fileURLToPath(new URL("../src/internal/direct.ts", import.meta.url)) },
-  entryNames: "[name]-[hash]"
+  entryNames: "[name]-[hash]",
+  // CommonJS, run by `internal/codeCache.ts` through node:vm with V8's code cache (Node 20 has no
+  // compile cache for modules); `require`, `__filename` come from its wrapper
+  format: "cjs",
+  banner: { js: "var __branchlog_url = require(\"node:url\").pathToFileURL(__filename).href;" },
+  define: { "import.meta.url": "__branchlog_url" }
 })
 const directName = Object.keys(direct.metafile.outputs).map((file) => file.split("/").pop()).find((name) =>
   isChunk(name)

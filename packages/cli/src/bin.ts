@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as NodeModule from "node:module"
+import { fileURLToPath } from "node:url"
 import type * as Direct from "./internal/direct.js"
 
 /** The file name of the direct path's bundle (`bundle.mjs` defines it; unbundled, the module itself). */
@@ -25,9 +26,12 @@ if (args.length === 1 && args[0] === "--version") {
   const { directAppend } = await import("./internal/argv.js")
   const direct = directAppend(args, process.env["BRANCHLOG_STORE"])
   if (direct !== undefined) {
-    // its own one-file bundle beside this one (`scripts/bundle.mjs` names it): not one of this bundle's chunks
-    const name = typeof __BRANCHLOG_DIRECT__ === "string" ? __BRANCHLOG_DIRECT__ : "internal/direct.js"
-    const module: typeof Direct = await import(new URL(`./${name}`, import.meta.url).href)
+    // its own one-file CommonJS bundle beside this one (`scripts/bundle.mjs` names it), loaded with V8's code cache
+    const module = typeof __BRANCHLOG_DIRECT__ === "string"
+      ? (await import("./internal/codeCache.js")).load(
+        fileURLToPath(new URL(`./${__BRANCHLOG_DIRECT__}`, import.meta.url))
+      ) as typeof Direct
+      : await import("./internal/direct.js")
     module.main(process.argv, direct)
   } else (await import("./internal/main.js")).main(process.argv)
 }

@@ -4,7 +4,7 @@
  */
 import { MemoryFileSystem } from "@branchlog/session-store/testing"
 import { spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -68,17 +68,23 @@ describe("what each command line loads", () => {
   }, 120_000)
 
   it(
-    "a plain append runs directly: no @effect/cli, no other command's module, no agent runtime; odd lines go through @effect/cli",
+    "a plain append runs directly: its one-file bundle, no @effect/cli, no other command's module, no agent runtime; odd lines go through @effect/cli",
     () => {
       const target = join(dir, "append.jsonl")
       const message = JSON.stringify({ role: "user", content: "hi", timestamp: 1 }) + "\n"
+      // the direct bundle is run through node:vm (with V8's code cache), not loaded as a module
+      const direct = readdirSync(join(bin, "..")).filter((name) => /^bin-chunk-direct-.*\.js$/.test(name))
+      expect(direct).toHaveLength(1)
+      const directText = readFileSync(join(bin, "..", direct[0]!), "utf8")
+      expect(directText.includes("Expected to find option")).toBe(false)
+      expect(directText.includes("UND_ERR") || directText.includes("chat/completions")).toBe(false)
       for (
         const args of [["append", target], ["--verbose", "append", "--json", target, "--full", "--lock-timeout", "5s"]]
       ) {
         const loaded = loads(args, message)
         expect(loaded.effectCli, args.join(" ")).toBe(false)
         expect(loaded.agentRuntime).toBe(false)
-        for (const other of ["write", "read", "agent", "fsck", "main", "NodeTerminal"]) {
+        for (const other of ["write", "read", "agent", "fsck", "main", "NodeTerminal", "direct"]) {
           expect(loaded.names.some((name) => name.startsWith(`bin-chunk-${other}-`)), other).toBe(false)
         }
       }
@@ -87,6 +93,41 @@ describe("what each command line loads", () => {
       for (const args of [["append", "--help"], ["append", target, "--json", "true"]]) {
         expect(loads(args, "").effectCli, args.join(" ")).toBe(true)
       }
+    },
+    120_000
+  )
+
+  it(
+    "the direct bundle's code cache: written in a folder of this user's alone, used, rejected when damaged, never in a shared folder",
+    () => {
+      const target = join(dir, "cached.jsonl")
+      const message = JSON.stringify({ role: "user", content: "cached", timestamp: 1 }) + "\n"
+      const append = (cache: string) =>
+        spawnSync(process.execPath, [bin, "append", target], {
+          env: { ...process.env, NODE_COMPILE_CACHE: cache },
+          input: message,
+          encoding: "utf8",
+          timeout: 120_000
+        })
+      const own = join(dir, "cache-own")
+      for (let run = 0; run < 2; run++) expect(append(own).status).toBe(0)
+      const files = readdirSync(own)
+      expect(files).toHaveLength(1)
+      expect(files[0]).toMatch(/^bin-chunk-direct-.*\.js-v\d+\.\d+\.\d+-\w+\.v8cache$/)
+      expect(statSync(join(own, files[0]!)).size).toBeGreaterThan(0)
+      // a damaged cache file is rejected by V8 (the run compiles and writes a good one)
+      writeFileSync(join(own, files[0]!), "not code")
+      const damaged = append(own)
+      expect(damaged.status, damaged.stderr).toBe(0)
+      expect(statSync(join(own, files[0]!)).size).toBeGreaterThan(100)
+      // a folder others can write is not used
+      const shared = join(dir, "cache-shared")
+      mkdirSync(shared, { mode: 0o777 })
+      chmodSync(shared, 0o777)
+      expect(append(shared).status).toBe(0)
+      expect(readdirSync(shared)).toEqual([])
+      expect(readFileSync(target, "utf8").split("\n").filter((line) => line.includes(`"content":"cached"`)))
+        .toHaveLength(4)
     },
     120_000
   )
