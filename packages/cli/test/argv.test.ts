@@ -1,6 +1,6 @@
 /** Which command lines the executable runs directly (without @effect/cli): plain `append` lines on files only. */
 import { describe, expect, it } from "vitest"
-import { directAppend } from "../src/internal/argv.js"
+import { directAppend, isReadLine } from "../src/internal/argv.js"
 
 describe("directAppend", () => {
   it("takes plain append lines, with its flags and the global options anywhere", () => {
@@ -43,5 +43,33 @@ describe("directAppend", () => {
       ]
     ) expect(directAppend(args), args.join(" ")).toBeUndefined()
     expect(directAppend(["append", "a.jsonl"], "sqlite:./x.db")).toBeUndefined()
+  })
+})
+
+describe("isReadLine", () => {
+  it("takes info, tree and context on files, their own help too", () => {
+    for (
+      const args of [["info", "s.jsonl"], ["tree", "--last"], ["context", "s.jsonl", "--json", "--verbose"], [
+        "info",
+        "--help"
+      ], ["--no-index", "info", "abc123"]]
+    ) expect(isReadLine(args), args.join(" ")).toBe(true)
+  })
+
+  it("leaves the rest to the full executable: other commands, completions, options before the command, stores", () => {
+    for (
+      const args of [
+        ["ls"],
+        ["show", "s.jsonl"],
+        ["--help"],
+        ["help", "info"],
+        ["info", "--completions", "bash"],
+        ["info", "--wizard"],
+        ["--log-level=debug", "info", "s.jsonl"],
+        ["info", "sqlite:./x.db#id"],
+        ["context", "postgres://h/db#id"]
+      ]
+    ) expect(isReadLine(args), args.join(" ")).toBe(false)
+    expect(isReadLine(["info", "s.jsonl"], "postgresql://h/db")).toBe(false)
   })
 })

@@ -52,7 +52,21 @@ describe("what each command line loads", () => {
   })
 
   it("info loads its own module, not the other commands' nor the agent runtime; run loads the agent runtime", () => {
-    const info = loads(["info", session])
+    // info, tree and context on files: their own bundle, run through node:vm (not loaded as a module)
+    const bundled = loads(["info", session])
+    expect(bundled.stdout).toContain("entries  0")
+    for (const other of ["main", "read", "agent", "write", "fsck", "export", "ls", "NodeTerminal"]) {
+      expect(bundled.names.some((name) => name.startsWith(`bin-chunk-${other}-`)), other).toBe(false)
+    }
+    const readBundle = readdirSync(join(bin, "..")).filter((name) => /^bin-chunk-read-commands-.*\.js$/.test(name))
+    expect(readBundle).toHaveLength(1)
+    const readText = readFileSync(join(bin, "..", readBundle[0]!), "utf8")
+    // no agent runtime, no write command ("leaf moved to"), no database driver
+    for (const absent of ["UND_ERR", "chat/completions", "leaf moved to", "better-sqlite3", "pg_notify"]) {
+      expect(readText.includes(absent), absent).toBe(false)
+    }
+    // the full way (an option of @effect/cli's own before the command): the split chunks
+    const info = loads(["--log-level=debug", "info", session])
     expect(info.names.some((name) => name.startsWith("bin-chunk-read-"))).toBe(true)
     for (const other of ["agent", "write", "fsck", "export", "ls"]) {
       expect(info.names.some((name) => name.startsWith(`bin-chunk-${other}-`)), other).toBe(false)

@@ -112,3 +112,31 @@ export const directAppend = (
   }
   return file === undefined ? undefined : { command: "append", globals, file, json, full }
 }
+
+/**
+ * The subcommand `args` (the arguments without the global options) names: its first word, the
+ * values of @effect/cli's own options before it not counted (`--log-level info ls`).
+ */
+export const subcommandWord = (args: ReadonlyArray<string>): string | undefined => {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--log-level" || args[i] === "--completions") i++
+    else if (!args[i]!.startsWith("-")) return args[i]
+  }
+  return undefined
+}
+
+/** The commands the executable's read bundle holds (`readMain.ts`). */
+const readCommands = new Set(["info", "tree", "context"])
+
+/**
+ * Whether `args` is a line for the read bundle: `info`, `tree` or `context` on files (no store's
+ * scheme on the line or in `defaultStore`), not asking for completions or the wizard (which are
+ * about every command). Its own help (`info --help`) is in the bundle.
+ */
+export const isReadLine = (args: ReadonlyArray<string>, defaultStore: string | undefined = undefined): boolean => {
+  const globals = parseGlobals(args)
+  const word = subcommandWord(globals.args)
+  return word !== undefined && readCommands.has(word) && globals.args[0] === word &&
+    !args.some((arg) => arg === "--completions" || arg === "--wizard" || arg === "--") &&
+    ![...args, defaultStore ?? ""].some((arg) => schemes.some((scheme) => arg.includes(scheme)))
+}
