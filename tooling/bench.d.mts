@@ -12,3 +12,9 @@ export declare const table: (rows: ReadonlyArray<ReadonlyArray<string>>) => void
 export declare const ratio: (ours: number, baseline: number, target?: number) => string
 /** Medians of two functions measured with interleaved runs: `[a, b]` in milliseconds. */
 export declare const measurePair: (a: () => unknown, b: () => unknown, options?: { runs?: number; warmup?: number }) => [number, number]
+/** Medians of two self-timing functions (each resolves to its own milliseconds), runs interleaved: `[a, b]`. */
+export declare const measurePairTimed: (
+  a: () => Promise<number> | number,
+  b: () => Promise<number> | number,
+  options?: { runs?: number; warmup?: number }
+) => Promise<[number, number]>

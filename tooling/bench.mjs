@@ -85,3 +85,28 @@ export const measurePair = (a, b, { runs = 9, warmup = 2 } = {}) => {
   const median = (times) => times.sort((x, y) => x - y)[Math.floor(times.length / 2)]
   return [median(timesA), median(timesB)]
 }
+
+/**
+ * {@link measurePair} for functions that time themselves: each returns (a promise of) the
+ * milliseconds of what it measures (e.g. from a process's spawn to its first write), so that its
+ * set-up and clean-up are not counted. Runs interleaved; returns both medians.
+ */
+export const measurePairTimed = async (a, b, { runs = 9, warmup = 2 } = {}) => {
+  for (let i = 0; i < warmup; i++) {
+    await a()
+    await b()
+  }
+  const timesA = []
+  const timesB = []
+  for (let i = 0; i < runs; i++) {
+    if (i % 2 === 0) {
+      timesA.push(await a())
+      timesB.push(await b())
+    } else {
+      timesB.push(await b())
+      timesA.push(await a())
+    }
+  }
+  const median = (times) => times.sort((x, y) => x - y)[Math.floor(times.length / 2)]
+  return [median(timesA), median(timesB)]
+}

@@ -5,7 +5,13 @@
  * `process.resourceUsage().maxRSS` at exit through a preloaded module). Targets:
  *
  * - `branchlog --version` within 2.5× of bare node, peak RSS under 80 MB;
- * - `branchlog info FILE` of a small session (200 entries) within 3.5× of bare node, peak RSS under 80 MB.
+ * - `branchlog info FILE` of a small session (200 entries) within 3× of bare node, peak RSS under 80 MB;
+ * - `branchlog append FILE`: its first entry on disk within 3× of bare node's start-up (issue 27). A
+ *   fresh process with stdin a pipe that one message line is written to at once (the pipe stays
+ *   open); the file is polled every millisecond until that line is in it, whole; the time is from the
+ *   spawn to then, beside the spawn-to-exit time of `node -e 0`, runs interleaved (medians of 15).
+ *   Each run appends to the same 200-entry session (its index current after the first), as an agent
+ *   appends to its session; the same through `--full`, and into a `sqlite:` reference, as figures.
  *
  * The other lines are figures without a target (a read of a tree, `ls` of an almost empty folder
  * and of 10,000 sessions through a warm catalog index, the help, which loads every command, and one
@@ -15,12 +21,27 @@
  * one-file bundle of an earlier commit) the same way, on the lines with a target and the `ls` of
  * 10,000 sessions, for a before/after.
  *
+ * `BRANCHLOG_BENCH_ONLY=TEXT` runs only the lines whose name holds TEXT.
+ *
  * Timings on shared machines are noisy: figures, not a gate.
  */
 import { Synthetic } from "@branchlog/session-core/testing"
-import { measurePair, ms, ratio, table } from "@branchlog/tooling/bench"
-import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs"
+import { measurePair, measurePairTimed, ms, ratio, table } from "@branchlog/tooling/bench"
+import { spawn, spawnSync } from "node:child_process"
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  utimesSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import { join, resolve } from "node:path"
 
@@ -103,7 +124,7 @@ const cases: ReadonlyArray<
   { readonly name: string; readonly args: ReadonlyArray<string>; readonly target?: number; readonly compare?: true }
 > = [
   { name: "--version", args: ["--version"], target: 2.5 },
-  { name: "info FILE (200 entries)", args: ["info", small], target: 3.5 },
+  { name: "info FILE (200 entries)", args: ["info", small], target: 3 },
   { name: "info FILE --json", args: ["info", small, "--json"] },
   { name: "tree FILE", args: ["tree", small] },
   { name: "ls --dir DIR", args: ["ls", "--dir", root] },
@@ -114,7 +135,10 @@ const cases: ReadonlyArray<
 ]
 
 const rows: Array<Array<string>> = [["command", "branchlog", "node -e 0", "ratio", "peak RSS (target < 80 MB)"]]
+/** `BRANCHLOG_BENCH_ONLY=TEXT`: only the lines whose name holds TEXT (e.g. `append`). */
+const only = process.env.BRANCHLOG_BENCH_ONLY ?? ""
 for (const { args, name, target } of cases) {
+  if (!name.includes(only)) continue
   const [ours, baseline] = measurePair(() => node([bin, ...args]), () => node(bare), { runs: 10, warmup: 2 })
   const rss = peakRss([bin, ...args])
   rows.push([
@@ -125,10 +149,96 @@ for (const { args, name, target } of cases) {
     target === undefined ? mb(rss) : `${mb(rss)} (${rss < 80 ? "met" : "MISSED"})`
   ])
 }
+/** Whether `file` (from byte `from` on) holds `marker` on a whole line (newline-terminated). */
+const hasLine = (file: string, from: number, marker: string): boolean => {
+  let fd: number
+  try {
+    fd = openSync(file, "r")
+  } catch {
+    return false
+  }
+  try {
+    const size = fstatSync(fd).size
+    if (size <= from) return false
+    const buffer = Buffer.alloc(size - from)
+    readSync(fd, buffer, 0, buffer.length, from)
+    const text = buffer.toString("utf8")
+    const at = text.indexOf(marker)
+    return at !== -1 && text.indexOf("\n", at) !== -1
+  } finally {
+    closeSync(fd)
+  }
+}
+
+let appends = 0
+/**
+ * Milliseconds from spawning `branchlog append TARGET` (stdin a pipe given one message line at once,
+ * left open) until that line is whole in `file` (polled every millisecond); then stdin is closed and
+ * the process awaited, untimed.
+ */
+const firstEntry = (executable: string, target: string, file: string, extra: ReadonlyArray<string> = []) =>
+  new Promise<number>((done, fail) => {
+    const marker = `first entry ${appends++} ${Math.random().toString(36).slice(2)}`
+    const from = existsSync(file) ? readFileSync(file).length : 0
+    const start = process.hrtime.bigint()
+    const child = spawn(process.execPath, [executable, "append", target, ...extra], {
+      cwd: root,
+      env,
+      stdio: ["pipe", "ignore", "pipe"]
+    })
+    let stderr = ""
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+    child.stdin.write(JSON.stringify({ role: "user", content: marker, timestamp: Date.now() }) + "\n")
+    let elapsed: number | undefined
+    const poll = () => {
+      if (hasLine(file, from, marker)) {
+        elapsed = Number(process.hrtime.bigint() - start) / 1e6
+        child.stdin.end()
+      } else if (child.exitCode === null) setTimeout(poll, 1)
+    }
+    poll()
+    child.on("close", (code) => {
+      if (code !== 0 || elapsed === undefined) {
+        fail(new Error(`append exited ${code} before its entry was seen: ${stderr}`))
+      } else done(elapsed)
+    })
+  })
+
+/** Milliseconds from spawning `node -e 0` to its exit. */
+const bareStart = () =>
+  new Promise<number>((done) => {
+    const start = process.hrtime.bigint()
+    spawn(process.execPath, bare, { stdio: "ignore" }).on("close", () =>
+      done(Number(process.hrtime.bigint() - start) / 1e6))
+  })
+
+const appendFile = join(root, "append.jsonl")
+copyFileSync(small, appendFile)
+const appendFull = join(root, "append-full.jsonl")
+copyFileSync(small, appendFull)
+const appendCases: ReadonlyArray<
+  { readonly name: string; readonly run: (executable: string) => Promise<number>; readonly target?: number }
+> = [
+  {
+    name: "append: first entry on disk (200 entries)",
+    run: (executable) => firstEntry(executable, appendFile, appendFile),
+    target: 3
+  },
+  {
+    name: "append --full: first entry on disk",
+    run: (executable) => firstEntry(executable, appendFull, appendFull, ["--full"])
+  }
+]
+for (const { name, run, target } of appendCases) {
+  if (!name.includes(only)) continue
+  const [ours, baseline] = await measurePairTimed(() => run(bin), bareStart, { runs: 15, warmup: 2 })
+  rows.push([name, ms(ours), ms(baseline), ratio(ours, baseline, target), ""])
+}
+
 const compare = process.env.BRANCHLOG_BENCH_COMPARE && resolve(process.env.BRANCHLOG_BENCH_COMPARE)
 if (compare !== undefined && compare !== "") {
   for (const { args, compare: also, name, target } of cases) {
-    if (target === undefined && also !== true) continue
+    if ((target === undefined && also !== true) || !name.includes(only)) continue
     const [theirs, baseline] = measurePair(() => node([compare, ...args]), () => node(bare), { runs: 10, warmup: 2 })
     rows.push([
       `${name} (the COMPARE build)`,
@@ -137,6 +247,11 @@ if (compare !== undefined && compare !== "") {
       ratio(theirs, baseline),
       mb(peakRss([compare, ...args]))
     ])
+  }
+  for (const { name, run, target } of appendCases) {
+    if (target === undefined || !name.includes(only)) continue
+    const [theirs, baseline] = await measurePairTimed(() => run(compare), bareStart, { runs: 15, warmup: 2 })
+    rows.push([`${name} (the COMPARE build)`, ms(theirs), ms(baseline), ratio(theirs, baseline), ""])
   }
 }
 console.log(

@@ -136,6 +136,31 @@ describe("append streams its input", () => {
   })
 })
 
+describe("append through every store", () => {
+  it(
+    "a sqlite: reference (the full way, its driver loaded) and a file (the direct way) take the same input alike",
+    async () => {
+      const file = freshFile()
+      const first = await runProcess(["append", file], { input: user("one") + "\n" })
+      expect(first.code, first.stderr).toBe(0)
+      const copied = await runProcess(["copy", file, `sqlite:${join(dir, "append.db")}`, "--json"])
+      expect(copied.code, copied.stderr).toBe(0)
+      const ref: string = JSON.parse(copied.stdout).to
+      for (const target of [file, ref]) {
+        const more = await runProcess(["append", target, "--json"], {
+          input: user("two") + "\n" + user("three") + "\n"
+        })
+        expect(more.code, more.stderr).toBe(0)
+        expect(JSON.parse(more.stdout)).toMatchObject({ file: target, appended: 2 })
+        const context = await runProcess(["context", target, "--json"])
+        expect(context.code, context.stderr).toBe(0)
+        expect(JSON.stringify(JSON.parse(context.stdout))).toMatch(/"one".*"two".*"three"/)
+      }
+    },
+    120_000
+  )
+})
+
 describe("a batch that stops part-way", () => {
   it("says how many entries were written when the disk fills", async () => {
     const volume = MemoryFileSystem.make()

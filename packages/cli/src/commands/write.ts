@@ -1,18 +1,14 @@
 /** The write commands: `branch`, `label`, `name`, `fork`, `append`. Each write goes through the locked path. */
-import { AgentMessage } from "@branchlog/session-core"
 import { SessionManager } from "@branchlog/session-store"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
-import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import { AppendStopped, UsageError } from "../CliError.js"
+import { appendStdin } from "../internal/append.js"
 import type { CliCommand } from "../internal/command.js"
 import * as Output from "../internal/output.js"
 import { openWritable, requireEntry, requireFile } from "../internal/session.js"
-import { Stdin } from "../Stdin.js"
 
 const file = Args.text({ name: "FILE" }).pipe(
   Args.withDescription("a session file (.jsonl) or reference (sqlite:PATH#ID, postgres://…#ID)")
@@ -120,45 +116,9 @@ export const fork: CliCommand = Command.make(
   )
 )
 
-/** One input line: its number (1-based) and text. */
-interface InputLine {
-  readonly line: number
-  readonly text: string
-}
-
-/** Splits stdin into lines as it arrives: each `read` gives the complete lines buffered so far. */
-const lineReader = (stdin: Context.Tag.Service<typeof Stdin>) => {
-  let carry: Array<string> = []
-  let next = 1
-  let done = false
-  const emit = (texts: ReadonlyArray<string>): Array<InputLine> => texts.map((text) => ({ line: next++, text }))
-  /** The next complete lines (never empty before the end), or `None` at the end of input. */
-  const read: Effect.Effect<Option.Option<ReadonlyArray<InputLine>>> = Effect.suspend(() => {
-    if (done) return Effect.succeed(Option.none())
-    return Effect.flatMap(stdin.read, (piece) => {
-      if (Option.isNone(piece)) {
-        done = true
-        const rest = carry.join("")
-        carry = []
-        return Effect.succeed(rest === "" ? Option.none() : Option.some(emit([rest])))
-      }
-      const cut = piece.value.lastIndexOf("\n")
-      if (cut === -1) {
-        carry.push(piece.value)
-        return read
-      }
-      const complete = [...carry, piece.value.slice(0, cut)].join("").split("\n")
-      carry = [piece.value.slice(cut + 1)]
-      return Effect.succeed(Option.some(emit(complete)))
-    })
-  })
-  return { read }
-}
-
 /**
- * `branchlog append FILE`: agent messages from stdin, one JSON object per line, each its own entry.
- * Streams: the lines that have arrived are appended (one hold of the lock per batch of whatever was
- * buffered) before more input is awaited, so a writer killed half-way keeps what it had appended.
+ * `branchlog append FILE`: agent messages from stdin, one JSON object per line, each its own entry,
+ * written as they arrive (`internal/append.ts`; the executable runs it directly, `internal/direct.ts`).
  */
 export const append: CliCommand = Command.make("append", {
   file,
@@ -166,65 +126,8 @@ export const append: CliCommand = Command.make("append", {
   full: Options.boolean("full").pipe(
     Options.withDescription("read the whole session first (default: only the active path, through the sidecar index)")
   )
-}, ({ file, full, json }) =>
-  Effect.gen(function*() {
-    const input = lineReader(yield* Stdin)
-    const session = full
-      ? yield* SessionManager.open(file, undefined, undefined, { eagerFlush: true, cache: false })
-      : yield* SessionManager.resume(file, undefined, undefined, { eagerFlush: true })
-    let appended = 0
-    const write = (batch: ReadonlyArray<{ readonly line: number; readonly message: AgentMessage.AgentMessage }>) =>
-      batch.length === 0 ? Effect.void : session.appendMessages(batch.map((item) => item.message)).pipe(
-        Effect.tap((ids) => {
-          appended += ids.length
-        }),
-        Effect.catchTag("AppendBatchError", (error) =>
-          Effect.fail(
-            new AppendStopped({
-              path: file,
-              // the first line not written (the one after the batch if it failed past its end)
-              line: batch[error.written]?.line ?? batch[batch.length - 1]!.line + 1,
-              written: appended + error.written,
-              reason: error.error.message
-            })
-          ))
-      )
-    while (true) {
-      const lines = yield* input.read
-      if (Option.isNone(lines)) break
-      const batch: Array<{ readonly line: number; readonly message: AgentMessage.AgentMessage }> = []
-      for (const { line, text: raw } of lines.value) {
-        const text = raw.trim()
-        if (text === "") continue
-        let value: unknown
-        try {
-          value = JSON.parse(text)
-        } catch (error) {
-          yield* write(batch)
-          return yield* new UsageError({
-            path: "stdin",
-            line,
-            detail: `not JSON (${(error as Error).message}); ${appended} appended before it`
-          })
-        }
-        const decoded = AgentMessage.decodeAgentMessage(value)
-        if (Either.isLeft(decoded)) {
-          yield* write(batch)
-          return yield* new UsageError({
-            path: "stdin",
-            line,
-            detail: `not an agent message; ${appended} appended before it`
-          })
-        }
-        batch.push({ line, message: decoded.right })
-      }
-      yield* write(batch)
-    }
-    yield* session.flush()
-    if (json) return yield* Output.json({ file, appended, leafId: session.getLeafId() })
-    yield* Output.note(`${file}: appended ${appended} entries`)
-  })).pipe(
-    Command.withDescription(
-      "Append agent messages read from stdin (one JSON object a line), each line written as soon as it is read, through the locked write path; creates FILE if missing."
-    )
+}, appendStdin).pipe(
+  Command.withDescription(
+    "Append agent messages read from stdin (one JSON object a line), each line written as soon as it is read, through the locked write path; creates FILE if missing."
   )
+)
