@@ -61,7 +61,9 @@ describe("read commands and the sidecar index", () => {
     const info = await runProcess(["info", file])
     expect(info.code, info.stderr).toBe(0)
     expect(info.stdout).toMatch(/usage {4}not summed from the index/)
-    expect((await runProcess(["info", file, "--full"])).stdout).toBe((await runProcess(["info", file, "--no-index"])).stdout)
+    expect((await runProcess(["info", file, "--full"])).stdout).toBe(
+      (await runProcess(["info", file, "--no-index"])).stdout
+    )
   })
 
   it("catches the index up over rows another tool appended, without changing the session", async () => {
