@@ -20,6 +20,7 @@
  * `node -e 0` starts here than on an idle machine (100 ms; factor at least 1): on an idle machine,
  * exactly the issue's 0.3 s. Runs are sequential, so the test adds no load of its own.
  */
+import { Synthetic } from "@branchlog/session-core/testing"
 import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -32,13 +33,8 @@ const RUNS = 20
 const MESSAGES = 300
 const FEED_EVERY_MS = 5
 
-/** A small seeded generator (mulberry32): the same seed, the same kill moments. */
-const random = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
+/** A small seeded generator: the same seed, the same kill moments. */
+const random = Synthetic.prng
 
 /** Median wall time of bare `node -e 0` here, in milliseconds (3 runs). */
 const bareStart = (): number => {
