@@ -49,6 +49,27 @@ export const leafOf = (path: string, session: SessionManager.SessionManager, opt
         : Effect.succeed<string | null>(id)
   })
 
+/** The first lines of `info`: file, id, version (and the one on disk), cwd, parent and name. */
+const headLines = (
+  file: string,
+  answer: {
+    readonly id?: string | undefined
+    readonly version?: number | undefined
+    readonly cwd?: string | undefined
+    readonly parentSession?: string | undefined
+    readonly name?: string | undefined
+  },
+  report: { readonly migratedFrom?: number | undefined }
+): Array<string> => [
+  `file     ${file}`,
+  `id       ${answer.id ?? "(no header)"}`,
+  `version  ${answer.version ?? "?"}${
+    report.migratedFrom === undefined ? "" : ` (version ${report.migratedFrom} on disk, migrated in memory)`
+  }`,
+  `cwd      ${answer.cwd ?? ""}`,
+  ...(answer.parentSession === undefined ? [] : [`parent   ${answer.parentSession}`]),
+  ...(answer.name === undefined ? [] : [`name     ${answer.name}`])
+]
 /** `info` from the sidecar index: counts from its summary and row table, no usage totals (they need every entry). */
 const indexedInfo = (
   file: string,
@@ -75,16 +96,8 @@ const indexedInfo = (
       size: outline.size
     }
     if (json) return yield* Output.json(answer)
-    const report = session.loadReport()
     yield* Output.lines([
-      `file     ${file}`,
-      `id       ${answer.id ?? "(no header)"}`,
-      `version  ${answer.version ?? "?"}${
-        report.migratedFrom === undefined ? "" : ` (version ${report.migratedFrom} on disk, migrated in memory)`
-      }`,
-      `cwd      ${answer.cwd ?? ""}`,
-      ...(answer.parentSession === undefined ? [] : [`parent   ${answer.parentSession}`]),
-      ...(answer.name === undefined ? [] : [`name     ${answer.name}`]),
+      ...headLines(file, answer, session.loadReport()),
       `entries  ${answer.entries}${
         outline.types.length === 0 ? "" : ` (${outline.types.map(([type, n]) => `${type} ${n}`).join(", ")})`
       }`,
@@ -125,16 +138,8 @@ export const info: CliCommand = Command.make(
       }
       const answer = { ...JsonView.info(session.getState()), usage }
       if (args.json) return yield* Output.json(answer)
-      const report = session.loadReport()
       yield* Output.lines([
-        `file     ${file}`,
-        `id       ${answer.id ?? "(no header)"}`,
-        `version  ${answer.version ?? "?"}${
-          report.migratedFrom === undefined ? "" : ` (version ${report.migratedFrom} on disk, migrated in memory)`
-        }`,
-        `cwd      ${answer.cwd ?? ""}`,
-        ...(answer.parentSession === undefined ? [] : [`parent   ${answer.parentSession}`]),
-        ...(answer.name === undefined ? [] : [`name     ${answer.name}`]),
+        ...headLines(file, answer, session.loadReport()),
         `entries  ${answer.entries}`,
         `leaf     ${answer.leafId ?? "(none)"}`,
         `usage    all entries: ${Usage.describe(usage.all)}`,
