@@ -8,7 +8,14 @@
  * references only. `toyBackend()` adapts it to the conformance suite.
  */
 import { Line } from "@branchlog/session-core"
-import { SessionError, SessionManager, SessionRef, StoreRows, TranscriptStore } from "@branchlog/session-store"
+import {
+  SessionError,
+  SessionManager,
+  SessionRef,
+  StoreError,
+  StoreRows,
+  TranscriptStore
+} from "@branchlog/session-store"
 import type { Conformance } from "@branchlog/session-store/testing"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -17,6 +24,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 
 /** One stored session (immutable: every write puts a new value in the `Ref`). */
 export interface ToySession {
@@ -201,6 +209,28 @@ export const make = (db: ToyDb): Effect.Effect<TranscriptStore.TranscriptStoreSh
         SessionRef.memory(location, header.id),
       positionAfter: StoreRows.positionAfter,
       load,
+      streamRows: (ref) =>
+        Stream.unwrap(Effect.map(serve(ref), (served) => {
+          const key = SessionRef.format(served)
+          return StoreRows.streamPages(
+            (after, limit) =>
+              Effect.map(Ref.get(db.data), (data) => {
+                const session = data.sessions.get(key)
+                return session === undefined ? undefined : {
+                  generation: session.generation,
+                  texts: session.rows.slice(after, after + limit),
+                  last: session.rows.length,
+                  torn: false
+                }
+              }),
+            () =>
+              new StoreError.FileSystemError({
+                path: key,
+                operation: "stream rows",
+                detail: "the session was replaced meanwhile"
+              })
+          )
+        })),
       changes: (ref, cursor) =>
         Effect.flatMap(serve(ref), (served) =>
           changesOf(SessionRef.format(served), cursor)),
