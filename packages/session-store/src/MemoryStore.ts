@@ -260,16 +260,7 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
         Stream.unwrap(Effect.map(serve(ref), (served) => {
           const key = keyOf(served)
           return StoreRows.streamPages(
-            (after, limit) =>
-              Effect.sync(() => {
-                const session = state.sessions.get(key)
-                return session === undefined ? undefined : {
-                  generation: session.generation,
-                  texts: session.rows.slice(after, after + limit),
-                  last: session.rows.length,
-                  torn: false
-                }
-              }),
+            (after, limit) => Effect.sync(() => StoreRows.pageOf(state.sessions.get(key), after, limit)),
             () =>
               new FileSystemError({ path: key, operation: "stream rows", detail: "the session was replaced meanwhile" })
           )

@@ -285,6 +285,19 @@ export interface RowsPage {
   readonly torn: boolean
 }
 
+/** The page of an in-memory session's rows after row `after`, at most `limit` (`undefined`: no session; see {@link streamPages}). */
+export const pageOf = (
+  session: { readonly generation: number; readonly rows: ReadonlyArray<string> } | undefined,
+  after: number,
+  limit: number
+): RowsPage | undefined =>
+  session === undefined ? undefined : {
+    generation: session.generation,
+    texts: session.rows.slice(after, after + limit),
+    last: session.rows.length,
+    torn: false
+  }
+
 /**
  * A session's rows streamed a page at a time by sequence number (`TranscriptStore.streamRows` of
  * a row store): `read(after, limit)` gives the page of rows after row `after` (rows are numbered

@@ -214,15 +214,8 @@ export const make = (db: ToyDb): Effect.Effect<TranscriptStore.TranscriptStoreSh
           const key = SessionRef.format(served)
           return StoreRows.streamPages(
             (after, limit) =>
-              Effect.map(Ref.get(db.data), (data) => {
-                const session = data.sessions.get(key)
-                return session === undefined ? undefined : {
-                  generation: session.generation,
-                  texts: session.rows.slice(after, after + limit),
-                  last: session.rows.length,
-                  torn: false
-                }
-              }),
+              Effect.map(Ref.get(db.data), (data) =>
+                StoreRows.pageOf(data.sessions.get(key), after, limit)),
             () =>
               new StoreError.FileSystemError({
                 path: key,
@@ -232,8 +225,7 @@ export const make = (db: ToyDb): Effect.Effect<TranscriptStore.TranscriptStoreSh
           )
         })),
       changes: (ref, cursor) =>
-        Effect.flatMap(serve(ref), (served) =>
-          changesOf(SessionRef.format(served), cursor)),
+        Effect.flatMap(serve(ref), (served) => changesOf(SessionRef.format(served), cursor)),
       exclusive,
       list: (query) =>
         Effect.map(Ref.get(db.data), (data) => {
