@@ -32,13 +32,13 @@ const SELF_PARENT = -3
 const special = new Set<string>(["label", "context_edit", "compaction", "session_info"])
 const typeIndex = new Map<string, number>(canonicalEntryTypes.map((type, i) => [type, i]))
 
-/** A growable array of int32. */
-class Int32s {
-  data = new Int32Array(1024)
+/** A growable typed array (int32s or bytes), doubled when full. */
+class Growable<A extends Int32Array | Uint8Array> {
   length = 0
+  constructor(public data: A, private readonly make: (size: number) => A) {}
   push(value: number): void {
     if (this.length === this.data.length) {
-      const grown = new Int32Array(this.data.length * 2)
+      const grown = this.make(this.data.length * 2)
       grown.set(this.data)
       this.data = grown
     }
@@ -46,19 +46,11 @@ class Int32s {
   }
 }
 
+/** A growable array of int32. */
+const int32s = () => new Growable(new Int32Array(1024), (size) => new Int32Array(size))
+
 /** A growable array of bytes. */
-class Bytes {
-  data = new Uint8Array(1024)
-  length = 0
-  push(value: number): void {
-    if (this.length === this.data.length) {
-      const grown = new Uint8Array(this.data.length * 2)
-      grown.set(this.data)
-      this.data = grown
-    }
-    this.data[this.length++] = value
-  }
-}
+const bytes = () => new Growable(new Uint8Array(1024), (size) => new Uint8Array(size))
 
 const hash = (text: string): number => {
   let h = 0x811c9dc5
@@ -69,14 +61,14 @@ const hash = (text: string): number => {
 /** Strings interned as small integers, their characters in one arena. */
 class IdTable {
   /** `starts[k]..starts[k + 1]`: the bytes of id `k` in `arena` (ASCII ids). */
-  private readonly starts = new Int32s()
-  private readonly arena = new Bytes()
+  private readonly starts = int32s()
+  private readonly arena = bytes()
   /** Ids with a character beyond ASCII, whole. */
   private readonly wide = new Map<number, string>()
   /** Open addressing: id index + 1, 0 for an empty slot. */
   private slots = new Int32Array(1 << 12)
   /** Position of the entry an id names, -1 while none. */
-  readonly positions = new Int32s()
+  readonly positions = int32s()
 
   get size(): number {
     return this.positions.length
@@ -154,10 +146,10 @@ export interface At {
 /** The entries of a plain session in typed arrays, and its other rows (see the module's note). */
 export class CompactTable {
   private readonly ids = new IdTable()
-  private readonly entryIds = new Int32s()
-  private readonly parents = new Int32s()
+  private readonly entryIds = int32s()
+  private readonly parents = int32s()
   /** Index in `canonicalEntryTypes`, 255 for an entry kept in `specials`. */
-  private readonly types = new Bytes()
+  private readonly types = bytes()
   private readonly lines = new NumberColumn()
   private readonly offsets = new NumberColumn()
   private readonly specials = new Map<number, Entry>()
