@@ -118,7 +118,7 @@ describe("what each command line loads", () => {
       const message = JSON.stringify({ role: "user", content: "cached", timestamp: 1 }) + "\n"
       const append = (cache: string) =>
         spawnSync(process.execPath, [bin, "append", target], {
-          env: { ...process.env, NODE_COMPILE_CACHE: cache },
+          env: { ...process.env, BRANCHLOG_COMPILE_CACHE: cache },
           input: message,
           encoding: "utf8",
           timeout: 120_000

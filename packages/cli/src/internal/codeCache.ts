@@ -1,9 +1,10 @@
 /**
  * Loads a CommonJS bundle of the executable with V8's code cache (what Node ≥ 22.1's compile cache
  * does for modules, which Node 20 lacks): the code compiled on a run is kept in a file, and the next
- * run takes it instead of compiling the bundle again. The cache lives in `NODE_COMPILE_CACHE` or
+ * run takes it instead of compiling the bundle again. The cache lives in `BRANCHLOG_COMPILE_CACHE` or
  * `$TMPDIR/branchlog-compile-cache-<uid>`, a folder used only when it is this user's alone (mode
- * 0700); each file is named by the bundle (its name carries a hash of its content) and Node's
+ * 0700), apart from Node's own compile cache (`NODE_COMPILE_CACHE`, which Node >= 22.1 creates with
+ * the umask's mode, so it could never pass that check); each file is named by the bundle (its name carries a hash of its content) and Node's
  * version, written once (a temporary file, then renamed) when the run ends, and V8 rejects one that
  * does not match the source. Any failure of the cache only costs the compile: the bundle still runs.
  */
@@ -17,7 +18,7 @@ import * as Vm from "node:vm"
 const folder = (): string | undefined => {
   try {
     const uid = typeof process.getuid === "function" ? process.getuid() : undefined
-    const dir = process.env["NODE_COMPILE_CACHE"] ||
+    const dir = process.env["BRANCHLOG_COMPILE_CACHE"] ||
       Path.join(Os.tmpdir(), `branchlog-compile-cache${uid === undefined ? "" : `-${uid}`}`)
     Fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
     const stat = Fs.lstatSync(dir)
