@@ -36,7 +36,8 @@ const common = {
   // native or optional drivers stay outside: better-sqlite3 loads its .node file, pg its optional pg-native
   external: ["better-sqlite3", "pg-native"],
   legalComments: "none",
-  minify: true,
+  // BRANCHLOG_BUNDLE_NAMES=1 keeps the names (for a readable CPU profile)
+  minify: process.env["BRANCHLOG_BUNDLE_NAMES"] !== "1",
   logLevel: "warning",
   metafile: true
 }

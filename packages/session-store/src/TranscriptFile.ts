@@ -202,7 +202,8 @@ export interface TranscriptFileShape {
   readonly bytesRead: Effect.Effect<number>
   /**
    * The bytes `[offset, offset + length)` of each range, read through one descriptor (fewer where
-   * the file ends first): the bounded open's reads of single rows and of a sidecar index.
+   * the file ends first): the bounded open's reads of single rows and of a sidecar index. The
+   * ranges are views of one buffer (one allocation for the call): copy a small piece kept long.
    */
   readonly readRanges: (
     path: string,

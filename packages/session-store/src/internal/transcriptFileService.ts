@@ -208,11 +208,21 @@ export const makeService = (backend: Backend, ceiling: number | undefined): Tran
     readRanges: (path, ranges) =>
       Effect.scoped(Effect.gen(function*() {
         const handle = yield* backend.openRead(backend.resolve(path))
+        // one allocation for every range (a read of thousands of small ranges allocated each apart)
+        let size = 0
+        for (const [, length] of ranges) size += Math.max(0, length)
+        const memory = new Uint8Array(size)
         const out: Array<Uint8Array> = []
+        let at = 0
         for (const [offset, length] of ranges) {
-          const bytes = length <= 0 ? new Uint8Array(0) : yield* handle.read(offset, length)
-          total += bytes.length
-          out.push(bytes)
+          if (length <= 0) {
+            out.push(memory.subarray(at, at))
+            continue
+          }
+          const n = yield* handle.readInto(offset, memory.subarray(at, at + length))
+          total += n
+          out.push(memory.subarray(at, at + n))
+          at += length
         }
         return out
       })),
