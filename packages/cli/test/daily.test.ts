@@ -227,7 +227,9 @@ describe("usage totals in info", () => {
     expect(files.length).toBeGreaterThan(10)
     let withUsageEntries = 0
     for (const name of files) {
-      const file = join(fixtures, name)
+      // a copy: a read command writes the sidecar index beside the session, never into the fixtures
+      const file = join(home, name)
+      writeFileSync(file, readFileSync(join(fixtures, name)))
       const want = expected(readFileSync(file, "utf8"))
       const outcome = await run(["info", file, "--json", "--full"])
       expect(outcome.code, outcome.stderr).toBe(0)
