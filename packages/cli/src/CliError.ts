@@ -55,6 +55,19 @@ export class ProblemsFound extends Schema.TaggedError<ProblemsFound>()("Problems
   }
 }
 
+/**
+ * The session was rewritten (repaired, reset) while a command printed it from its sidecar index:
+ * the rows after the first `printed` lines were no longer where the index said. Run it again.
+ */
+export class SessionChanged extends Schema.TaggedError<SessionChanged>()("SessionChanged", {
+  path: Schema.String,
+  printed: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.path}: the session was rewritten while it was printed (after ${this.printed} lines): run the command again`
+  }
+}
+
 /** An agent turn ended with an error (a failed request, an aborted turn); what it wrote is kept. */
 export class TurnFailed extends Schema.TaggedError<TurnFailed>()("TurnFailed", {
   path: Schema.optional(Schema.String),

@@ -203,11 +203,14 @@ export interface TranscriptFileShape {
   /**
    * The bytes `[offset, offset + length)` of each range, read through one descriptor (fewer where
    * the file ends first): the bounded open's reads of single rows and of a sidecar index. The
-   * ranges are views of one buffer (one allocation for the call): copy a small piece kept long.
+   * ranges are views of one buffer: `into` when it is given and long enough (valid until it is
+   * used again: what reads batch after batch passes the same one), else one allocated for the
+   * call (copy a small piece kept long).
    */
   readonly readRanges: (
     path: string,
-    ranges: ReadonlyArray<readonly [offset: number, length: number]>
+    ranges: ReadonlyArray<readonly [offset: number, length: number]>,
+    into?: Uint8Array
   ) => Effect.Effect<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
    * Hands the bytes `[offset, offset + length)` of a file to `onPiece`, in order, in pieces of at

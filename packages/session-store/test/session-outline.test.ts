@@ -17,6 +17,7 @@ import * as path from "node:path"
 import { afterAll } from "vitest"
 import { hash32 } from "../src/internal/index/format.js"
 import * as SessionManager from "../src/SessionManager.js"
+import * as Format from "../src/internal/index/format.js"
 import * as SessionOutline from "../src/SessionOutline.js"
 import * as SessionStore from "../src/SessionStore.js"
 
@@ -141,7 +142,7 @@ describe("SessionOutline", () => {
       expect(got!.out).toEqual(want.out)
       expect(got!.path).toEqual(want.path)
       expect(want.out.some((l) => l.includes("two"))).toBe(true)
-      expect(got!.outline.entries).toBe(18)
+      expect(Option.getOrThrow(yield* got!.outline.counts).entries).toBe(18)
       expect(got!.outline.labels).toBe(2)
     }))
 
@@ -185,6 +186,56 @@ describe("SessionOutline", () => {
       const { got, want } = yield* compare(file)
       expect(got?.out).toEqual(want.out)
       expect(got?.path).toEqual(want.path)
+    }))
+
+  it.live("counts by type equal a full read's, over many pieces of the row table and its update log; a damaged table counts nothing", () =>
+    Effect.gen(function*() {
+      const rows: Array<unknown> = [header, msg("r", null)]
+      let parent = "r"
+      for (let i = 0; i < 40_000; i++) {
+        const id = `n${i}`
+        rows.push(
+          i % 997 === 0
+            ? { type: "thinking_level_change", id, parentId: parent, timestamp: ts(), thinkingLevel: "high" }
+            : i % 1499 === 0
+            ? { type: "custom", id, parentId: parent, timestamp: ts(), customType: "x", data: i }
+            : msg(id, parent)
+        )
+        parent = id
+      }
+      const file = write("counts", rows)
+      yield* compare(file)
+      // a writer's appends land in the index's update log
+      const sm = yield* SessionManager.resume(file, undefined, undefined, { eagerFlush: true }).pipe(
+        Effect.provide(SessionStore.layerNode)
+      )
+      yield* sm.appendModelChange("p", "m").pipe(Effect.provide(SessionStore.layerNode))
+      yield* sm.appendModelChange("p", "n").pipe(Effect.provide(SessionStore.layerNode))
+      const full = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false }).pipe(
+        Effect.provide(SessionStore.layerNode)
+      )
+      const want = new Map<string, number>()
+      for (const e of full.getEntries()) want.set(e.type, (want.get(e.type) ?? 0) + 1)
+      const outline = Option.getOrThrow(yield* SessionOutline.open(file).pipe(Effect.provide(SessionStore.layerNode)))
+      const counts = Option.getOrThrow(yield* outline.counts)
+      expect(counts.entries).toBe(full.getEntries().length)
+      expect(new Map(counts.types)).toEqual(want)
+      expect(want.get("model_change")).toBe(2)
+      // one byte of the row table changed: the checksum refuses it, for the counts and the tree alike
+      const index = `${file}.index`
+      const bytes = fs.readFileSync(index)
+      const first = bytes.subarray(0, Format.HEAD_BYTES)
+      const head = Format.decodeHead(
+        first,
+        bytes.subarray(Format.HEAD_BYTES, Format.HEAD_BYTES + Format.summaryLength(first)!)
+      )!
+      bytes[head.rowsAt + Format.ROW_BYTES * 100 + 21]! ^= 0xff
+      fs.writeFileSync(index, bytes)
+      // the summary still answers (it has its own checksum); what the table holds does not
+      const damaged = Option.getOrThrow(yield* SessionOutline.open(file).pipe(Effect.provide(SessionStore.layerNode)))
+      expect(damaged.compactions).toBe(0)
+      expect(Option.isNone(yield* damaged.counts)).toBe(true)
+      expect(Option.isNone(yield* damaged.tree)).toBe(true)
     }))
 
   it.live("an index behind the file gives None", () =>

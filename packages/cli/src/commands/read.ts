@@ -75,6 +75,7 @@ const indexedInfo = (
   file: string,
   session: SessionManager.SessionManager,
   outline: SessionOutline.Outline,
+  counts: SessionOutline.Counts,
   json: boolean
 ) =>
   Effect.gen(function*() {
@@ -88,9 +89,9 @@ const indexedInfo = (
         ...(header.parentSession === undefined ? {} : { parentSession: header.parentSession })
       }),
       ...(name === undefined ? {} : { name }),
-      entries: outline.entries,
+      entries: counts.entries,
       leafId: session.getLeafId(),
-      types: Object.fromEntries(outline.types),
+      types: Object.fromEntries(counts.types),
       labels: outline.labels,
       compactions: outline.compactions,
       size: outline.size
@@ -99,7 +100,7 @@ const indexedInfo = (
     yield* Output.lines([
       ...headLines(file, answer, session.loadReport()),
       `entries  ${answer.entries}${
-        outline.types.length === 0 ? "" : ` (${outline.types.map(([type, n]) => `${type} ${n}`).join(", ")})`
+        counts.types.length === 0 ? "" : ` (${counts.types.map(([type, n]) => `${type} ${n}`).join(", ")})`
       }`,
       `labels   ${answer.labels}`,
       `compactions ${answer.compactions}`,
@@ -130,7 +131,10 @@ export const info: CliCommand = Command.make(
       yield* reportDamage(file, session)
       if (!args.full && session.isBounded()) {
         const outline = yield* Indexed.outline(file)
-        if (Option.isSome(outline)) return yield* indexedInfo(file, session, outline.value, args.json)
+        const counts = Option.isSome(outline) ? yield* outline.value.counts : Option.none()
+        if (Option.isSome(outline) && Option.isSome(counts)) {
+          return yield* indexedInfo(file, session, outline.value, counts.value, args.json)
+        }
       }
       const usage: Usage.SessionUsage = {
         all: Usage.totals(session.getEntries()),
@@ -192,13 +196,12 @@ export const tree: CliCommand = Command.make(
       }
       const outline = session.isBounded() ? yield* Indexed.outline(file) : Option.none()
       const fromIndex = Option.isNone(outline)
-        ? Option.none<ReadonlyArray<string> | "missing">()
-        : yield* Indexed.treeLines(outline.value, around === undefined ? options : { ...options, around })
+        ? Option.none<"printed" | "missing">()
+        : yield* Indexed.printTree(outline.value, around === undefined ? options : { ...options, around }, Output.lines)
       if (Option.isSome(fromIndex)) {
         if (fromIndex.value === "missing") {
           return yield* Effect.fail(new UsageError({ path: file, detail: `no entry ${around}` }))
         }
-        yield* Output.lines(fromIndex.value)
       } else {
         const shape = TreeText.stateShape(session.getState())
         const at = around === undefined ? undefined : shape.find(around)

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
+import { SessionChanged } from "../CliError.js"
 import { noIndex } from "./globals.js"
 import * as TreeText from "./treeText.js"
 
@@ -24,11 +25,19 @@ export const outline = (session: string) =>
     return yield* SessionOutline.open(ref.right.path)
   })
 
-/** What the tree command prints from an outline: the lines, or `None` (read whole); `around` not found: `"missing"`. */
-export const treeLines = (
+/**
+ * Prints the tree from an outline through `emit`, batch after batch (the entries of a batch read,
+ * printed and dropped before the next: nothing of the whole output is held). `None` when the index
+ * cannot answer (nothing was printed: read the session whole); `"missing"` when `around` is no
+ * entry of the tree. A batch that is no longer where the index says after others were printed (the
+ * session was rewritten meanwhile) fails with {@link SessionChanged}.
+ */
+export const printTree = <E, R>(
   o: SessionOutline.Outline,
-  options: Omit<TreeText.TreeTextOptions, "around"> & { readonly around?: string }
-): Effect.Effect<Option.Option<ReadonlyArray<string> | "missing">> =>
+  options: Omit<TreeText.TreeTextOptions, "around"> & { readonly around?: string },
+  emit: (lines: ReadonlyArray<string>) => Effect.Effect<void, E, R>,
+  batchLines = BATCH
+): Effect.Effect<Option.Option<"printed" | "missing">, E | SessionChanged, R> =>
   Effect.gen(function*() {
     const found = yield* o.tree
     if (Option.isNone(found)) return Option.none()
@@ -60,15 +69,16 @@ export const treeLines = (
       around = row
     }
     const plan = TreeText.plan(shape, { ...options, around })
-    // printed in batches: the entries of one batch are read, printed and dropped before the next
-    const lines: Array<string> = []
-    for (let start = 0; start < plan.length; start += BATCH) {
-      const batch = plan.slice(start, start + BATCH)
+    for (let start = 0; start < plan.length; start += batchLines) {
+      const batch = plan.slice(start, start + batchLines)
       const rows: Array<number> = []
       for (const line of batch) if (line._tag === "Node") rows.push(line.node)
       const entries = yield* o.entriesOf(rows)
-      if (Option.isNone(entries)) return Option.none()
-      for (const line of TreeText.print(shape, batch, (row) => entries.value.get(row)!, options)) lines.push(line)
+      if (Option.isNone(entries)) {
+        if (start === 0) return Option.none()
+        return yield* new SessionChanged({ path: o.path, printed: start })
+      }
+      yield* emit(TreeText.print(shape, batch, (row) => entries.value.get(row)!, options))
     }
-    return Option.some(lines)
+    return Option.some("printed" as const)
   })

@@ -205,13 +205,13 @@ export const makeService = (backend: Backend, ceiling: number | undefined): Tran
     resolve: (path) => backend.resolve(path),
     canonical: (path) => backend.canonical(backend.resolve(path)),
     bytesRead: Effect.sync(() => total),
-    readRanges: (path, ranges) =>
+    readRanges: (path, ranges, into) =>
       Effect.scoped(Effect.gen(function*() {
         const handle = yield* backend.openRead(backend.resolve(path))
         // one allocation for every range (a read of thousands of small ranges allocated each apart)
         let size = 0
         for (const [, length] of ranges) size += Math.max(0, length)
-        const memory = new Uint8Array(size)
+        const memory = into !== undefined && into.length >= size ? into : new Uint8Array(size)
         const out: Array<Uint8Array> = []
         let at = 0
         for (const [offset, length] of ranges) {

@@ -22,6 +22,9 @@ import { ROW_WORDS, search, sortPairs, words } from "./sorted.js"
 /** The most rows the replay reads by offset before it gives up (the file is then read whole). */
 export const MAX_READS = 50_000
 
+/** Rows read at once for their times (the children of branch points). */
+const TIME_BATCH = 2048
+
 /** An id, compared exactly: a row table hash, or a string. */
 export type Key = number | string
 
@@ -158,7 +161,13 @@ export const replay = (
       hashRows[m++] = r
     }
   }
-  const byHash = sortPairs(hashKeys.subarray(0, m), hashRows.subarray(0, m))
+  // the children lists' arrays (filled later) serve the sort as its scratch: no fresh memory for it
+  const first = new Int32Array(n)
+  const next = new Int32Array(n)
+  const byHash = sortPairs(hashKeys.subarray(0, m), hashRows.subarray(0, m), {
+    keys: new Uint32Array(first.buffer, first.byteOffset, n),
+    rows: next
+  })
   // every entry's hash is held by the id set, once
   for (let i = 0, j = 0; i < m; i++) {
     const h = byHash.keys[i]!
@@ -295,8 +304,8 @@ export const replay = (
     prevKey = self
   }
   // children lists in file order (linked from the last row up), then the roots
-  const first = new Int32Array(n).fill(NONE)
-  const next = new Int32Array(n).fill(NONE)
+  first.fill(NONE)
+  next.fill(NONE)
   const roots: Array<number> = []
   for (let r = n - 1; r >= 0; r--) {
     if (tagAt(r) !== ENTRY) continue
@@ -317,14 +326,16 @@ export const replay = (
     for (let c = first[r]!; c !== NONE; c = next[c]!) if (isRead[c] === 0) multi.push(c)
   }
   if (multi.length > MAX_READS) return undefined
-  const got = multi.length === 0 ? new Map<number, Line.ParsedLine | undefined>() : read(multi, false)
-  if (got === undefined) return undefined
+  // read in batches: only a batch's entries are alive at once (their times are all that is kept)
   const times = new Map<number, number>()
-  for (const [r, p] of got) {
-    if (p?._tag !== "Entry" || keyOf(p.entry.id) !== w[r * ROW_WORDS + 3]) return undefined
-    times.set(r, new Date(p.entry.timestamp).getTime())
+  for (let i = 0; i < multi.length; i += TIME_BATCH) {
+    const got = read(multi.slice(i, i + TIME_BATCH), false)
+    if (got === undefined) return undefined
+    for (const [r, p] of got) {
+      if (p?._tag !== "Entry" || keyOf(p.entry.id) !== w[r * ROW_WORDS + 3]) return undefined
+      times.set(r, new Date(p.entry.timestamp).getTime())
+    }
   }
-  got.clear()
   for (const b of branchPoints) {
     const list: Array<[number, number]> = []
     for (let c = first[b]!; c !== NONE; c = next[c]!) {

@@ -28,13 +28,20 @@ export interface SortedKeys {
   readonly rows: Int32Array
 }
 
-/** Sorts `keys` (and `rows` with them) in place: a least-significant-digit radix sort, two passes of 16 bits. */
-export const sortPairs = (keys: Uint32Array, rows: Int32Array): SortedKeys => {
+/**
+ * Sorts `keys` (and `rows` with them) in place: a least-significant-digit radix sort, two passes of
+ * 16 bits, through `scratch` when given (arrays at least as long, overwritten) or two allocated.
+ */
+export const sortPairs = (
+  keys: Uint32Array,
+  rows: Int32Array,
+  scratch?: { readonly keys: Uint32Array; readonly rows: Int32Array }
+): SortedKeys => {
   const m = keys.length
   let k1 = keys
   let r1 = rows
-  let k2: Uint32Array = new Uint32Array(m)
-  let r2: Int32Array = new Int32Array(m)
+  let k2: Uint32Array = scratch === undefined ? new Uint32Array(m) : scratch.keys.subarray(0, m)
+  let r2: Int32Array = scratch === undefined ? new Int32Array(m) : scratch.rows.subarray(0, m)
   const counts = new Int32Array(65537)
   for (let shift = 0; shift < 32; shift += 16) {
     counts.fill(0)
