@@ -1,6 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as fs from "node:fs"
+import * as path from "node:path"
 import * as MemoryStore from "../src/MemoryStore.js"
 import * as SessionManager from "../src/SessionManager.js"
 import * as SessionRef from "../src/SessionRef.js"
@@ -126,3 +128,25 @@ describe("SessionManager over the MemoryStore (rows in plain state, no filesyste
     }).pipe(Effect.provide(layer))
   })
 })
+
+// the one memory row store is written as a backend author outside the package would write one:
+// on the package's public modules only (each one an entry of package.json's exports)
+describe("MemoryStore's imports", () => {
+  it("are the package's public modules, session-core and effect only", () => {
+    const src = path.join(import.meta.dirname, "..", "src")
+    const exported = Object.keys(
+      (JSON.parse(fs.readFileSync(path.join(src, "..", "package.json"), "utf8")) as {
+        readonly exports: Record<string, unknown>
+      }).exports
+    )
+    const imports = [
+      ...fs.readFileSync(path.join(src, "MemoryStore.ts"), "utf8").matchAll(/\bfrom "([^"]+)"/g)
+    ].map((m) => m[1]!)
+    expect(imports.length).toBeGreaterThan(5)
+    for (const module of imports) {
+      if (module.startsWith("./")) expect(exported, module).toContain(module.replace(/\.js$/, ""))
+      else expect(module, module).toMatch(/^(@branchlog\/session-core|effect\/\w+)$/)
+    }
+  })
+})
+
