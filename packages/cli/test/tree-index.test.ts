@@ -51,7 +51,13 @@ describe("printTree", () => {
   const indexed = (name: string, n: number) =>
     Effect.gen(function*() {
       const file = join(temp, `${name}.jsonl`)
-      const rows: Array<unknown> = [{ type: "session", version: 3, id: name, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/w" }]
+      const rows: Array<unknown> = [{
+        type: "session",
+        version: 3,
+        id: name,
+        timestamp: "2026-01-01T00:00:00.000Z",
+        cwd: "/w"
+      }]
       for (let i = 0; i < n; i++) {
         const parentId = i === 0 ? null : i % 7 === 0 ? `e${i - 2}` : `e${i - 1}`
         rows.push({

@@ -288,3 +288,7 @@ export {
   /** The fields of a pi 1.6 usage entry besides the base ones. */
   type UsageFields
 } from "./internal/constructors.js"
+
+/** `true` for a message entry whose message is an assistant's. */
+export const isAssistantMessage = (entry: Entry): boolean =>
+  entry.type === "message" && (entry.message as { readonly role?: unknown }).role === "assistant"

@@ -219,3 +219,20 @@ export const LeafControlEnvelope = Schema.Struct({
   targetId: ParentRef,
   appendParentId: Schema.optional(ParentRef)
 })
+
+/**
+ * The id a row carries: an entry's, a leaf control's, or an opaque row's non-empty string `id`
+ * (what a leaf control written after the row names as its `parentId`); `undefined` for the rest.
+ */
+export const rowId = (row: ParsedLine): string | undefined => {
+  switch (row._tag) {
+    case "Entry":
+      return row.entry.id
+    case "LeafControl":
+      return row.control.id
+    case "Opaque":
+      return typeof row.value.id === "string" && row.value.id.length > 0 ? row.value.id : undefined
+    default:
+      return undefined
+  }
+}

@@ -21,6 +21,7 @@
  * @since 0.1.0
  */
 import type { Entry, LabelEntry, LeafControl, SessionHeader, SessionInfoEntry } from "./Entry.js"
+import { isAssistantMessage } from "./Entry.js"
 import { isNonBlank } from "./internal/classify.js"
 import * as internal from "./internal/state.js"
 import type { CorruptLine, HeaderLine, ParsedLine, Row } from "./Line.js"
@@ -145,6 +146,28 @@ const applyEntry = (state: internal.MutableState, entry: Entry, line: number, of
 const applyLabel = (state: internal.MutableState, entry: LabelEntry): void => {
   if (entry.label) state.labels.set(entry.targetId, { label: entry.label, timestamp: entry.timestamp })
   else state.labels.delete(entry.targetId)
+}
+
+/**
+ * What a store reports beside a state it folds rows into: the id of the last row that carries one
+ * (`Line.rowId`: what a leaf control written next names as its `parentId`) and whether any
+ * assistant message was seen (on any branch).
+ */
+export interface Tail {
+  tailId: string | null
+  hasAssistant: boolean
+}
+
+/** A fresh {@link Tail}: no row, no assistant message. */
+export const emptyTail = (): Tail => ({ tailId: null, hasAssistant: false })
+
+/** {@link apply}, with `tail` brought up to `line` (in place): the one fold of every store and the manager. */
+export const applyTail = (state: SessionState, tail: Tail, line: ParsedLine): SessionState => {
+  apply(state, line)
+  const id = Line.rowId(line)
+  if (id !== undefined) tail.tailId = id
+  if (line._tag === "Entry" && !tail.hasAssistant && isAssistantMessage(line.entry)) tail.hasAssistant = true
+  return state
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import * as Entry from "../src/Entry.js"
 import * as Line from "../src/Line.js"
 import * as SessionState from "../src/SessionState.js"
 import { Synthetic } from "../src/testing.js"
@@ -231,5 +232,58 @@ describe("SessionState: what it records", () => {
     expect(SessionState.hasId(state, "a")).toBe(true)
     expect(SessionState.hasId(state, "o")).toBe(true)
     expect(SessionState.hasId(state, "z")).toBe(false)
+  })
+})
+
+describe("SessionState.applyTail: the fold every store and the manager share", () => {
+  const parse = (rows: ReadonlyArray<unknown>) =>
+    rows.map((r, i) => Line.parse(typeof r === "string" ? r : JSON.stringify(r), i + 1, i * 100))
+
+  it("tracks the last row carrying an id (entries, leaf controls, opaque rows with one) and any assistant message", () => {
+    const lines = parse([
+      header(),
+      user("a", null),
+      "",
+      { type: "pi_future_row", id: "op1", parentId: "a" },
+      { type: "pi_future_row", note: "no id" },
+      assistant("b", "a"),
+      leaf("ctl", "b", "a"),
+      "not json"
+    ])
+    const state = SessionState.empty()
+    const tail = SessionState.emptyTail()
+    const seen: Array<[string | null, boolean]> = []
+    for (const line of lines) {
+      SessionState.applyTail(state, tail, line)
+      seen.push([tail.tailId, tail.hasAssistant])
+    }
+    expect(seen).toEqual([
+      [null, false],
+      ["a", false],
+      ["a", false],
+      ["op1", false],
+      ["op1", false],
+      ["b", true],
+      ["ctl", true],
+      ["ctl", true]
+    ])
+    // the state is the one `apply` folds
+    const applied = SessionState.empty()
+    for (const line of lines) SessionState.apply(applied, line)
+    expect(state.leafId).toBe(applied.leafId)
+    expect(state.entries).toEqual(applied.entries)
+  })
+
+  it("rowId ignores an opaque row's empty or non-string id; isAssistantMessage only an assistant's message", () => {
+    const [empty, numeric, u, a] = parse([
+      { type: "pi_future_row", id: "" },
+      { type: "pi_future_row", id: 7 },
+      user("u", null),
+      assistant("x", "u")
+    ])
+    expect(Line.rowId(empty!)).toBeUndefined()
+    expect(Line.rowId(numeric!)).toBeUndefined()
+    expect(u!._tag === "Entry" && Entry.isAssistantMessage(u!.entry)).toBe(false)
+    expect(a!._tag === "Entry" && Entry.isAssistantMessage(a!.entry)).toBe(true)
   })
 })

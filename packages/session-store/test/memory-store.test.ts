@@ -149,4 +149,3 @@ describe("MemoryStore's imports", () => {
     }
   })
 })
-

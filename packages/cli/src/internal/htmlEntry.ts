@@ -44,10 +44,6 @@ export const resultCallId = (entry: Entry.Entry): string | undefined => {
   return m.role === "toolResult" && typeof m.toolCallId === "string" ? m.toolCallId : undefined
 }
 
-/** Whether an entry is an assistant message (which may continue a group of parallel tool calls). */
-export const isAssistant = (entry: Entry.Entry): boolean =>
-  entry.type === "message" && (entry.message as Message).role === "assistant"
-
 const thinking = (block: Block): string => {
   const text = typeof block.thinking === "string" ? block.thinking : ""
   const redacted = block.type === "redacted_thinking" || (block as { redacted?: unknown }).redacted === true

@@ -6,7 +6,8 @@
  * message), past a fork, or after {@link LIMIT} held entries, is shown where it is.
  */
 import type { Tree } from "@branchlog/session-core"
-import { isAssistant, resultCallId, toolCallIds } from "./htmlEntry.js"
+import { Entry } from "@branchlog/session-core"
+import { resultCallId, toolCallIds } from "./htmlEntry.js"
 
 /** The most entries held back waiting for results (memory stays bounded in a long run). */
 const LIMIT = 256
@@ -34,7 +35,7 @@ export class ToolGroups {
         this.answered.set(callId, node)
         return this.open.size === 0 ? this.flush() : out
       }
-      if (this.pending.length < LIMIT && isAssistant(node.entry)) {
+      if (this.pending.length < LIMIT && Entry.isAssistantMessage(node.entry)) {
         this.hold(node)
         return out
       }

@@ -5,12 +5,11 @@
  * folded state (the same queries a full open answers with), and checks that the bounded view it
  * describes answers exactly as the full state does, else marks the summary unbounded.
  */
-import type { Entry, Line } from "@branchlog/session-core"
-import { SessionContext, SessionState, Tree } from "@branchlog/session-core"
+import type { Line } from "@branchlog/session-core"
+import { Entry, SessionContext, SessionState, Tree } from "@branchlog/session-core"
 import type * as TranscriptFile from "../../TranscriptFile.js"
 import type { CorruptReport } from "../../TranscriptStore.js"
 import type { LineObserver } from "../jsonl/scan.js"
-import { isAssistant } from "../store/rows.js"
 import type { RowRef, Summary, Watermark } from "./format.js"
 import {
   hash52,
@@ -29,7 +28,7 @@ import { assemble, contextOf, sameAnswers } from "./view.js"
 export const kindOf = (entry: Entry.Entry): number =>
   entry.type === "thinking_level_change"
     ? KIND_THINKING
-    : entry.type === "model_change" || (entry.type === "message" && isAssistant(entry))
+    : entry.type === "model_change" || (entry.type === "message" && Entry.isAssistantMessage(entry))
     ? KIND_MODEL
     : entry.type === "compaction"
     ? KIND_COMPACTION

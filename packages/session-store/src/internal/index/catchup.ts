@@ -8,10 +8,9 @@
  * "maybe"), a compaction keeping an entry that may lie before the indexed path, a torn or
  * oversized line.
  */
-import type { Entry, Line } from "@branchlog/session-core"
+import { Entry, Line } from "@branchlog/session-core"
 import type * as TranscriptFile from "../../TranscriptFile.js"
 import type { CorruptReport } from "../../TranscriptStore.js"
-import { isAssistant, rowId } from "../store/rows.js"
 import { kindOf, Tables } from "./build.js"
 import type { RowRef, Summary } from "./format.js"
 import { KIND_MODEL, KIND_THINKING } from "./format.js"
@@ -88,7 +87,7 @@ export const catchUp = (
     const p = parsed[n]!
     if (!l.terminated || l.oversized !== undefined) return undefined
     lineCount = l.line
-    const id = rowId(p)
+    const id = Line.rowId(p)
     switch (p._tag) {
       case "Blank":
       case "Header":
@@ -138,7 +137,7 @@ export const catchUp = (
           if (e.label) labels.set(e.targetId, [e.label, e.timestamp])
           else labels.delete(e.targetId)
         } else if (e.type === "session_info") sessionInfo = ref
-        if (!hasAssistant && isAssistant(e)) hasAssistant = true
+        if (!hasAssistant && Entry.isAssistantMessage(e)) hasAssistant = true
         break
       }
     }

@@ -16,7 +16,6 @@ import * as Effect from "effect/Effect"
 import type { Cursor, Position } from "../../TranscriptStore.js"
 import { fromCursor } from "../jsonl/cursor.js"
 import type { Env } from "../jsonl/env.js"
-import { rowId } from "../store/rows.js"
 import { catchUp } from "./catchup.js"
 import * as File from "./file.js"
 import type { Summary } from "./format.js"
@@ -125,7 +124,7 @@ export const make = (start: Start): Follower => {
           // the writer's own ids are unique in the session (minted against everything it knows)
           const own = new Set<string>()
           for (const p of parsed) {
-            const id = rowId(p)
+            const id = Line.rowId(p)
             if (id !== undefined) own.add(id)
           }
           const caught = catchUp(current, lines as never, parsed, (id) => !own.has(id))

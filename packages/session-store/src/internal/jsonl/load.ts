@@ -9,7 +9,7 @@ import * as OversizedLine from "../../OversizedLine.js"
 import type { LoadOptions, LoadReport } from "../../TranscriptStore.js"
 import { emptyReport } from "../../TranscriptStore.js"
 import type { Loaded } from "../../TranscriptStore.js"
-import { fold, isAssistant, recover, rowId, withBlanks } from "../store/rows.js"
+import { fold, recover, withBlanks } from "../store/rows.js"
 import { JsonlCursor, toCursor } from "./cursor.js"
 import type { Env } from "./env.js"
 import type { Scan } from "./scan.js"
@@ -98,10 +98,7 @@ const fromCache = (env: Env, path: string) =>
       }
       for (const l of tail.lines) {
         const parsed = Line.parse(l.text, l.line, l.offset)
-        SessionState.apply(entry.state, parsed)
-        const id = rowId(parsed)
-        if (id !== undefined) entry.tailId = id
-        if (parsed._tag === "Entry" && !entry.hasAssistant && isAssistant(parsed.entry)) entry.hasAssistant = true
+        SessionState.applyTail(entry.state, entry, parsed)
         if (parsed._tag === "Corrupt") entry.corrupt.push({ line: l.line, offset: l.offset, reason: parsed.reason })
         if (parsed._tag === "Blank") entry.blanks.push(parsed)
       }

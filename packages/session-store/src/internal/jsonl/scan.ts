@@ -14,7 +14,6 @@ import type { FileSystemError, NotRegularFileError } from "../../StoreError.js"
 import type * as TranscriptFile from "../../TranscriptFile.js"
 import type { TranscriptFileShape } from "../../TranscriptFile.js"
 import type { CorruptReport, OversizedReport } from "../../TranscriptStore.js"
-import { isAssistant, rowId } from "../store/rows.js"
 
 /** The file-level services a scan reads through. */
 export interface Services {
@@ -71,18 +70,14 @@ export const scanFile = (
       const lines: Array<Line.ParsedLine> = []
       let endOffset = 0
       let lineCount = 0
-      let tailId: string | null = null
-      let hasAssistant = false
+      const tail = SessionState.emptyTail()
       const corrupt: Array<CorruptReport> = []
       const oversized: Array<OversizedReport> = []
       let tornTail: CorruptReport | undefined
       const blanks: Array<Line.BlankLine> = []
       const fold = (parsed: Line.ParsedLine) => {
         if (parsed._tag === "Blank") blanks.push(parsed)
-        SessionState.apply(state, parsed)
-        const id = rowId(parsed)
-        if (id !== undefined) tailId = id
-        if (parsed._tag === "Entry" && !hasAssistant && isAssistant(parsed.entry)) hasAssistant = true
+        SessionState.applyTail(state, tail, parsed)
       }
       const read = yield* services.files.forEachChunk(path, (chunk) => {
         for (const l of chunk) {
@@ -124,8 +119,8 @@ export const scanFile = (
         lines,
         endOffset,
         lineCount,
-        tailId,
-        hasAssistant,
+        tailId: tail.tailId,
+        hasAssistant: tail.hasAssistant,
         corrupt,
         blanks,
         oversized,

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import { EntryNotFoundError } from "../../SessionError.js"
 import * as SessionRef from "../../SessionRef.js"
 import type { Core, OwnRow } from "./core.js"
-import { isAssistant, isoTime, mintId, pathField, stored } from "./core.js"
+import { isoTime, mintId, pathField, stored } from "./core.js"
 import { newHeader, startNew } from "./load.js"
 import type { WriteError } from "./persist.js"
 import { commit, flush, flushes } from "./persist.js"
@@ -142,7 +142,7 @@ export const createBranchedSession = (
     }
     const ref = core.persist ? core.services.store.refFor(core.sessionDir, header) : undefined
     startNew(core, rows, ref)
-    core.hasAssistant = kept.some(isAssistant)
+    core.hasAssistant = kept.some(Entry.isAssistantMessage)
     if (flushes(core)) yield* flush(core)
     return ref === undefined ? undefined : SessionRef.format(ref)
   })

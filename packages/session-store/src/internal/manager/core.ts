@@ -11,11 +11,10 @@ import type { Options as SessionManagerOptions } from "../../SessionManager.js"
 import * as SessionRef from "../../SessionRef.js"
 import type { Cursor, Held, IndexFollower, LoadReport, Position, TranscriptStoreShape } from "../../TranscriptStore.js"
 import { emptyReport } from "../../TranscriptStore.js"
-import { isAssistant, rowId } from "../store/rows.js"
 import type { Bounded } from "./resume.js"
 
 export type { CorruptReport, LoadReport, OversizedReport } from "../../TranscriptStore.js"
-export { isAssistant, isoTime, rowId } from "../store/rows.js"
+export { isoTime } from "../store/rows.js"
 export { emptyReport }
 
 /** The services a manager reaches its session through. */
@@ -113,10 +112,7 @@ export const mintId = (core: Core, extra?: ReadonlySet<string>): string =>
 
 /** Folds one parsed line into the record's state and trackers. */
 export const applyLine = (core: Core, line: Line.ParsedLine): void => {
-  SessionState.apply(core.state, line)
-  const id = rowId(line)
-  if (id !== undefined) core.tailId = id
-  if (line._tag === "Entry" && !core.hasAssistant && isAssistant(line.entry)) core.hasAssistant = true
+  SessionState.applyTail(core.state, core, line)
 }
 
 /** The text of an own row. */

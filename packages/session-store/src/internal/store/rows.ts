@@ -9,24 +9,6 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as IdSource from "../../IdSource.js"
 
-/** The id a row carries for leaf controls' `parentId` (entries, controls, parent-linked opaque rows). */
-export const rowId = (row: Line.ParsedLine): string | undefined => {
-  switch (row._tag) {
-    case "Entry":
-      return row.entry.id
-    case "LeafControl":
-      return row.control.id
-    case "Opaque":
-      return typeof row.value.id === "string" && row.value.id.length > 0 ? row.value.id : undefined
-    default:
-      return undefined
-  }
-}
-
-/** `true` for an assistant message entry. */
-export const isAssistant = (entry: Entry.Entry): boolean =>
-  entry.type === "message" && (entry.message as { readonly role?: unknown }).role === "assistant"
-
 let lastMillis = Number.NaN
 let lastIso = ""
 
@@ -68,15 +50,9 @@ export interface Folded {
 /** Folds rows into a fresh state. */
 export const fold = (lines: Iterable<Line.ParsedLine>): Folded => {
   const state = SessionState.empty()
-  let tailId: string | null = null
-  let hasAssistant = false
-  for (const line of lines) {
-    SessionState.apply(state, line)
-    const id = rowId(line)
-    if (id !== undefined) tailId = id
-    if (line._tag === "Entry" && !hasAssistant && isAssistant(line.entry)) hasAssistant = true
-  }
-  return { state, tailId, hasAssistant }
+  const tail = SessionState.emptyTail()
+  for (const line of lines) SessionState.applyTail(state, tail, line)
+  return { state, ...tail }
 }
 
 /** `true` when rows start with a current-version header (no recovery, no migration needed). */
