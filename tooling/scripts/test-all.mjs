@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the type checks and the tests of every workspace package through turbo, then the lint of
-// the whole workspace (`eslint .`), then prints one closing line, alone: `N passed, M failed`,
+// the whole workspace (`pnpm lint`: eslint, and dpdm for import cycles), then prints one closing line, alone: `N passed, M failed`,
 // summing every package's vitest results. A package whose tests did not report (a crash, a type
 // error) counts as one failure, and so do a failing type check and a failing lint. Exits non-zero
 // when anything failed.
@@ -46,8 +46,9 @@ const turbo = spawnSync(
   }
 )
 
-// the lint of every file (formatting included: `@effect/dprint`), after the tests, as CI runs it
-const lint = spawnSync("pnpm", ["exec", "eslint", "."], { cwd: root, stdio: "inherit" })
+// the lint of every file (formatting and session-store's boundaries included: `@effect/dprint`,
+// `no-restricted-imports`), then no cycle of value imports (dpdm): `pnpm lint`, after the tests, as CI runs it
+const lint = spawnSync("pnpm", ["run", "lint"], { cwd: root, stdio: "inherit" })
 
 let passed = 0
 let failed = 0
@@ -73,7 +74,7 @@ if (turbo.status !== 0 && failed === 0) {
 }
 if (lint.status !== 0) {
   failed += 1
-  problems.push(`eslint exited with ${lint.status}: the lint found problems (above)`)
+  problems.push(`pnpm lint exited with ${lint.status}: the lint found problems (above)`)
 }
 for (const problem of problems) console.error(problem)
 console.log(`${passed} passed, ${failed} failed`)

@@ -1,0 +1,93 @@
+/**
+ * The boundaries the lint holds (issue 28), shown firing: session-store (the storage interface)
+ * imports no Node module and nothing of a store package, outside the modules that still hold the
+ * JSONL backend (`sessionStoreNodeModules` in eslint.config.mjs, each of which must still need
+ * Node, so the list only shrinks); and `pnpm lint:cycles` (dpdm) fails on a cycle of value imports
+ * and not on one of type imports.
+ */
+import { ESLint } from "eslint"
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { describe, expect, it } from "vitest"
+
+const root = path.resolve(import.meta.dirname, "..", "..", "..")
+
+const restricted = async (file: string, code: string) => {
+  const eslint = new ESLint({ cwd: root })
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) })
+  return result!.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message)
+}
+
+describe("the storage interface's imports", () => {
+  it("a new module of session-store may not import Node's modules or a store package", async () => {
+    const neutral = "packages/session-store/src/NewNeutralModule.ts"
+    for (
+      const code of [
+        `import * as fs from "node:fs"\nexport const f = fs\n`,
+        `import * as path from "path"\nexport const p = path\n`,
+        `import type { Stats } from "node:fs"\nexport type S = Stats\n`,
+        `import { SqliteStore } from "@branchlog/store-sqlite"\nexport const s = SqliteStore\n`,
+        `import * as J from "@branchlog/store-jsonl/JsonlStore"\nexport const j = J\n`
+      ]
+    ) {
+      expect(await restricted(neutral, code), code).toHaveLength(1)
+    }
+    // what it may import
+    expect(await restricted(neutral, `import * as Effect from "effect/Effect"\nexport const e = Effect\n`)).toEqual([])
+    // the rule is session-store's: a backend package imports Node freely
+    expect(
+      await restricted("packages/store-sqlite/src/NewModule.ts", `import * as fs from "node:fs"\nexport const f = fs\n`)
+    )
+      .toEqual([])
+  }, 60_000)
+
+  it("the modules still allowed Node's modules each need one (the list only shrinks)", async () => {
+    const { sessionStoreNodeModules } = await import(path.join(root, "eslint.config.mjs")) as {
+      readonly sessionStoreNodeModules: ReadonlyArray<string>
+    }
+    expect(sessionStoreNodeModules.length).toBeGreaterThan(0)
+    for (const file of sessionStoreNodeModules) {
+      const source = fs.readFileSync(path.join(root, file), "utf8")
+      expect(source, file).toMatch(/from "node:[a-z_/]+"/)
+      expect(await restricted(file, source), file).toEqual([])
+    }
+  }, 60_000)
+})
+
+describe("import cycles (pnpm lint:cycles)", () => {
+  // the script's own flags (NodeNext resolution through the tooling tsconfig: `./x.js` is `./x.ts`), on another glob
+  const script = (JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as {
+    readonly scripts: Record<string, string>
+  }).scripts["lint:cycles"]!
+  const flags = script.replace(/^dpdm /, "").replace(/ "[^"]+"$/, "").split(" ")
+  const dpdm = (dir: string) =>
+    spawnSync(path.join(root, "node_modules", ".bin", "dpdm"), [...flags, `${dir}/*.ts`], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: 60_000
+    })
+  const project = (files: Record<string, string>) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-cycles-"))
+    for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text)
+    return dir
+  }
+
+  it("fails on a cycle of value imports, not on one of type imports", () => {
+    const values = project({
+      "a.ts": `import { b } from "./b.js"\nexport const a = () => b()\n`,
+      "b.ts": `import { a } from "./a.js"\nexport const b = () => a\n`
+    })
+    const types = project({
+      "a.ts": `import type { B } from "./b.js"\nexport interface A { readonly b?: B }\nexport const a = 1\n`,
+      "b.ts": `import type { A } from "./a.js"\nexport interface B { readonly a?: A }\nexport const b = 2\n`
+    })
+    expect(flags).toContain("--tsconfig")
+    const withCycle = dpdm(values)
+    expect(withCycle.status, withCycle.stdout).toBe(1)
+    expect(withCycle.stdout).toContain("a.ts")
+    const typesOnly = dpdm(types)
+    expect(typesOnly.status, typesOnly.stdout + typesOnly.stderr).toBe(0)
+  }, 120_000)
+})
