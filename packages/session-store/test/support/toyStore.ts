@@ -12,9 +12,9 @@ import {
   SessionError,
   SessionManager,
   SessionRef,
-  StoreError,
   StoreRows,
-  TranscriptStore
+  TranscriptStore,
+  TranscriptStoreError
 } from "@branchlog/session-store"
 import type { Conformance } from "@branchlog/session-store/testing"
 import * as Clock from "effect/Clock"
@@ -217,15 +217,10 @@ export const make = (db: ToyDb): Effect.Effect<TranscriptStore.TranscriptStoreSh
               Effect.map(Ref.get(db.data), (data) =>
                 StoreRows.pageOf(data.sessions.get(key), after, limit)),
             () =>
-              new StoreError.FileSystemError({
-                path: key,
-                operation: "stream rows",
-                detail: "the session was replaced meanwhile"
-              })
+              TranscriptStoreError.replacedWhileStreaming("toy", key)
           )
         })),
-      changes: (ref, cursor) =>
-        Effect.flatMap(serve(ref), (served) => changesOf(SessionRef.format(served), cursor)),
+      changes: (ref, cursor) => Effect.flatMap(serve(ref), (served) => changesOf(SessionRef.format(served), cursor)),
       exclusive,
       list: (query) =>
         Effect.map(Ref.get(db.data), (data) => {
