@@ -112,11 +112,23 @@ export class NoRecentSession extends Schema.TaggedError<NoRecentSession>()("NoRe
   }
 }
 
-/** The exit code an error of the command maps to (a usage error, or a session reference no store here serves: usage). */
+/** The tags of the errors that are the command line's fault: exit {@link ExitCode.usage}. */
+const usageTags: ReadonlySet<unknown> = new Set([
+  "UsageError",
+  "InvalidSessionRefError",
+  "AmbiguousSession",
+  "UnsupportedSessionRefError"
+])
+
+/**
+ * The exit code an error of the command maps to: a usage error, an ambiguous prefix, or a session
+ * reference no store here serves exit 2; every other error exits 1, the stores' among them (a file
+ * operation, a lock not taken in time, a store whose schema is newer than this branchlog
+ * (`SchemaTooNewError`), a database's or a connection's failure (`BackendFailureError`)): the
+ * command line was right, the operation failed.
+ */
 export const exitCodeOf = (error: unknown): number =>
-  typeof error === "object" && error !== null && "_tag" in error &&
-    (error._tag === "UsageError" || error._tag === "InvalidSessionRefError" || error._tag === "AmbiguousSession" ||
-      error._tag === "UnsupportedSessionRefError")
+  typeof error === "object" && error !== null && "_tag" in error && usageTags.has(error._tag)
     ? ExitCode.usage
     : ExitCode.failure
 

@@ -18,10 +18,10 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { SessionFileConflictError } from "./SessionError.js"
 import * as SessionRef from "./SessionRef.js"
-import { FileSystemError } from "./StoreError.js"
 import * as StoreRows from "./StoreRows.js"
 import type { Appended, Changes, Cursor, Held, LoadReport, Position, TranscriptStoreShape } from "./TranscriptStore.js"
 import { SessionNotFoundError, StaleCursorError, TranscriptStore } from "./TranscriptStore.js"
+import { replacedWhileStreaming } from "./TranscriptStoreError.js"
 
 /** One stored session. */
 export interface StoredSession {
@@ -261,8 +261,7 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
           const key = keyOf(served)
           return StoreRows.streamPages(
             (after, limit) => Effect.sync(() => StoreRows.pageOf(state.sessions.get(key), after, limit)),
-            () =>
-              new FileSystemError({ path: key, operation: "stream rows", detail: "the session was replaced meanwhile" })
+            () => replacedWhileStreaming("memory", key)
           )
         })),
       changes: (ref, cursor) => Effect.flatMap(serve(ref), (served) => changesOf(keyOf(served), cursor)),

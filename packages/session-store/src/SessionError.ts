@@ -13,7 +13,12 @@ import {
   LockUnusableError,
   NotRegularFileError
 } from "./StoreError.js"
-import { StaleCursorError } from "./TranscriptStore.js"
+import {
+  BackendFailureError,
+  SchemaTooNewError,
+  SessionFileConflictError,
+  StaleCursorError
+} from "./TranscriptStoreError.js"
 
 /** An entry id that the session does not know (`branch`, `appendLabelChange`, `createBranchedSession`). */
 export class EntryNotFoundError extends Schema.TaggedError<EntryNotFoundError>()("EntryNotFoundError", {
@@ -42,18 +47,8 @@ export class InvalidSessionFileError extends Schema.TaggedError<InvalidSessionFi
   }
 }
 
-/** A new session's file appeared on disk with content this manager never wrote: it is not overwritten. */
-export class SessionFileConflictError
-  extends Schema.TaggedError<SessionFileConflictError>()("SessionFileConflictError", {
-    path: Schema.String,
-    size: Schema.Number
-  })
-{
-  /** Names the file and its size. */
-  override get message(): string {
-    return `session file already exists with ${this.size} bytes that this session never wrote: ${this.path}`
-  }
-}
+/** A new session's rows met rows this writer never wrote: they are not overwritten (see `TranscriptStoreError`). */
+export { SessionFileConflictError } from "./TranscriptStoreError.js"
 
 /** A write was asked of a session opened read-only or held in memory. */
 export class ReadOnlySessionError extends Schema.TaggedError<ReadOnlySessionError>()("ReadOnlySessionError", {
@@ -110,7 +105,9 @@ export class AppendBatchError extends Schema.TaggedError<AppendBatchError>()("Ap
     SessionFileConflictError,
     ReadOnlySessionError,
     UnsupportedSessionRefError,
-    StaleCursorError
+    StaleCursorError,
+    SchemaTooNewError,
+    BackendFailureError
   )
 }) {
   /** The cause's message, then how many of the batch's entries were written before it stopped. */

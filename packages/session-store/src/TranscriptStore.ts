@@ -20,11 +20,9 @@ import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
 import type * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import type * as Stream from "effect/Stream"
 import type { ActiveOptions, ActiveResult } from "./internal/store/boundedOpen.js"
 import type * as SessionCatalog from "./SessionCatalog.js"
-import type { SessionFileConflictError } from "./SessionError.js"
 import type * as SessionRef from "./SessionRef.js"
 import type {
   FileNotFoundError,
@@ -34,6 +32,14 @@ import type {
   NotRegularFileError
 } from "./StoreError.js"
 import type * as TranscriptLock from "./TranscriptLock.js"
+import type {
+  BackendFailureError,
+  SchemaTooNewError,
+  SearchUnsupportedError,
+  SessionFileConflictError,
+  SessionNotFoundError,
+  StaleCursorError
+} from "./TranscriptStoreError.js"
 
 /** What a store last showed of a session; opaque to its callers, only given back to the same store. */
 export interface Cursor {
@@ -48,39 +54,20 @@ export interface Position {
   readonly offset: number
 }
 
-/** A store was handed a cursor that no longer matches the session (someone else wrote meanwhile). */
-export class StaleCursorError extends Schema.TaggedError<StaleCursorError>()("StaleCursorError", {
-  ref: Schema.String,
-  change: Schema.String
-}) {
-  /** Names the session and what changed. */
-  override get message(): string {
-    return `the session changed since it was read (${this.change}): ${this.ref}`
-  }
-}
+/** A store was handed a cursor that no longer matches the session (see `TranscriptStoreError`). */
+export { StaleCursorError } from "./TranscriptStoreError.js"
 
-/** A session was asked for that is not in the store. */
-export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundError>()("SessionNotFoundError", {
-  ref: Schema.String
-}) {
-  /** Names the session. */
-  override get message(): string {
-    return `no such session: ${this.ref}`
-  }
-}
+/** A session was asked for that is not in the store (see `TranscriptStoreError`). */
+export { SessionNotFoundError } from "./TranscriptStoreError.js"
 
-/** A search was asked of a store that keeps no index of message text and cannot scan. */
-export class SearchUnsupportedError extends Schema.TaggedError<SearchUnsupportedError>()("SearchUnsupportedError", {
-  store: Schema.String,
-  location: Schema.String
-}) {
-  /** Names the store and the location. */
-  override get message(): string {
-    return `the ${this.store} store cannot search messages (${this.location})`
-  }
-}
+/** A search was asked of a store that cannot search (see `TranscriptStoreError`). */
+export { SearchUnsupportedError } from "./TranscriptStoreError.js"
 
-/** The failures every store operation may have. */
+/**
+ * The failures every store operation may have: a file operation's (`StoreError`), a reference no
+ * store here serves, a schema newer than this code, and any other failure of the backend
+ * (`TranscriptStoreError`).
+ */
 export type StoreFailure =
   | FileSystemError
   | FileNotFoundError
@@ -88,6 +75,8 @@ export type StoreFailure =
   | LockTimeoutError
   | LockUnusableError
   | SessionRef.UnsupportedSessionRefError
+  | SchemaTooNewError
+  | BackendFailureError
 
 /** One unparseable row: where it is and why. */
 export interface CorruptReport {

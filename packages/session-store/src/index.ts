@@ -52,6 +52,9 @@ export * as SessionStore from "./SessionStore.js"
 /** The one storage interface under SessionManager: sessions and rows, an opaque cursor, exclusive holds. */
 export * as TranscriptStore from "./TranscriptStore.js"
 
+/** The errors every store raises, whatever its backend: a schema too new, a backend's failure, a stale cursor, no such session, no search, a conflicting create. */
+export * as TranscriptStoreError from "./TranscriptStoreError.js"
+
 /** The JSONL file backend of the storage interface. */
 export * as JsonlStore from "./JsonlStore.js"
 

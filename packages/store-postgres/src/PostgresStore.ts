@@ -3,7 +3,7 @@
  * `postgres://…#ID` (and `postgresql://…#ID`) reference: one connection pool per database URL,
  * opened on first use and closed with the store's scope; connection settings from the URL and
  * the usual `PG*` variables; the schema given to a database on its first writable use (through
- * `@effect/sql`'s migrator; a newer schema is refused, `SchemaTooNewError`), never by a
+ * `@effect/sql`'s migrator; a newer schema is refused, the storage interface's `SchemaTooNewError`), never by a
  * read-only load. A location is a database URL; `refFor(location, header)` names the header's
  * id in that database.
  *
@@ -30,9 +30,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Schema from "./internal/schema.js"
-import { redact } from "./internal/sql.js"
 import * as Store from "./internal/store.js"
-import { SchemaTooNewError } from "./PostgresError.js"
 
 /** Options of the store: pool sizes and timeouts, and how long transient failures are retried. */
 export type Options = Store.Options
@@ -65,8 +63,6 @@ export const migrate = (url: string) =>
   Effect.scoped(Effect.gen(function*() {
     const sql = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 2 })
     const { found, tooNew } = yield* Schema.migrate(sql)
-    if (tooNew) {
-      return yield* new SchemaTooNewError({ database: redact(url), found: found!, known: Schema.latestVersion })
-    }
+    if (tooNew) return yield* Store.schemaTooNew(url, found!)
     return found
   })).pipe(Effect.provide(Reactivity.layer))

@@ -7,7 +7,7 @@
 /** The store, its layer, the CLI driver and the schema migration. */
 export * as PostgresStore from "./PostgresStore.js"
 
-/** The store's own errors. */
+/** Deprecated names of the errors the store now raises as the storage interface's (`TranscriptStoreError`). */
 export * as PostgresError from "./PostgresError.js"
 
 /** The driver a `StoreRouter` loads (what the CLI imports). */

@@ -8,6 +8,7 @@ import type { Entry } from "@branchlog/session-core"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
 import type { Held, TranscriptStoreShape } from "@branchlog/session-store/TranscriptStore"
+import { BackendFailureError, SchemaTooNewError } from "@branchlog/session-store/TranscriptStoreError"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -17,7 +18,7 @@ import * as Stream from "effect/Stream"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
 import * as Store from "../src/internal/store.js"
-import { SchemaTooNewError } from "../src/PostgresError.js"
+import * as PostgresError from "../src/PostgresError.js"
 import * as PostgresStore from "../src/PostgresStore.js"
 import { adminUrl, database, withClient } from "./support/db.js"
 
@@ -86,12 +87,17 @@ describe("the schema", () => {
     expect(migrated._tag).toBe("Left")
     const error = (migrated as { left: unknown }).left
     expect(error).toBeInstanceOf(SchemaTooNewError)
-    expect((error as SchemaTooNewError).found).toBe(99)
+    const expected = { store: "postgres", found: 99, supported: PostgresStore.schemaVersion }
+    expect(error).toMatchObject(expected)
     expect((error as SchemaTooNewError).message).not.toContain("password")
+    // the deprecated name is the same class
+    expect(PostgresError.SchemaTooNewError).toBe(SchemaTooNewError)
     for (const readOnly of [true, false]) {
       const failed = await withStore((store) => Effect.either(store.load(refIn(url, "x"), { readOnly, cwd: "/w" })))
       expect(failed._tag).toBe("Left")
-      expect((failed as { left: { code?: string } }).left.code).toBe("SCHEMA_TOO_NEW")
+      const refused = (failed as { left: unknown }).left
+      expect(refused).toBeInstanceOf(SchemaTooNewError)
+      expect(refused).toMatchObject({ ...expected, location: (error as SchemaTooNewError).location })
     }
   })
 })
@@ -284,10 +290,14 @@ describe("a server never reached", () => {
       firstConnectMs: 300
     })
     expect(failed._tag).toBe("Left")
-    const error = (failed as { left: { _tag: string; code?: string; message: string } }).left
-    expect(error._tag).toBe("FileSystemError")
-    expect(error.code).toBe("ECONNREFUSED")
-    expect(error.message).not.toContain("secret")
+    const error = (failed as { left: unknown }).left
+    expect(error).toBeInstanceOf(BackendFailureError)
+    expect(error).toMatchObject({ store: "postgres", operation: "load", code: "ECONNREFUSED" })
+    expect((error as BackendFailureError).cause).toBeDefined()
+    expect((error as BackendFailureError).message).toContain(
+      "the postgres store failed to load postgres://postgres:***@"
+    )
+    expect((error as BackendFailureError).message).not.toContain("secret")
   }, 60_000)
 })
 

@@ -17,7 +17,6 @@
 import { Line } from "@branchlog/session-core"
 import { SessionFileConflictError } from "@branchlog/session-store/SessionError"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
-import { FileSystemError } from "@branchlog/session-store/StoreError"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
 import type {
   Appended,
@@ -32,6 +31,7 @@ import type {
   WriteOptions
 } from "@branchlog/session-store/TranscriptStore"
 import { SessionNotFoundError, StaleCursorError, TranscriptStore } from "@branchlog/session-store/TranscriptStore"
+import { replacedWhileStreaming } from "@branchlog/session-store/TranscriptStoreError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -49,7 +49,13 @@ import { withHold } from "./internal/holds.js"
 /** The location prefix this store serves. */
 export const scheme = "sqlite:"
 
-/** The `FileSystemError` code of a database whose schema is newer than this code's (refused, untouched). */
+/**
+ * The `FileSystemError` code that refused a database of a newer schema in 0.1.x.
+ *
+ * @deprecated Such a database now fails with the storage interface's
+ * `TranscriptStoreError.SchemaTooNewError` (`_tag: "SchemaTooNewError"`, with `location`, `found`
+ * and `supported`); no error carries this code any more. Match the tag instead.
+ */
 export const SCHEMA_TOO_NEW = Connections.SCHEMA_TOO_NEW
 
 /** Options of the store. */
@@ -324,12 +330,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
                     ? Effect.succeed(undefined)
                     : run(db, "stream rows", () => db.rowsPage(served.id, after, limit))
               ),
-            () =>
-              new FileSystemError({
-                path: keyOf(served),
-                operation: "stream rows",
-                detail: "the session was replaced while its rows were read"
-              })
+            () => replacedWhileStreaming("sqlite", keyOf(served))
           ))),
       changes: (r, cursor) =>
         Effect.flatMap(

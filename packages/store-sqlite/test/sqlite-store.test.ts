@@ -10,6 +10,7 @@ import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import type { TranscriptStoreShape } from "@branchlog/session-store/TranscriptStore"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
+import { BackendFailureError, SchemaTooNewError } from "@branchlog/session-store/TranscriptStoreError"
 import { describe, expect, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import * as Chunk from "effect/Chunk"
@@ -109,16 +110,35 @@ describe("SqliteStore", () => {
       db.close()
       const before = sha(file)
       for (const readOnly of [false, true]) {
-        const exit = yield* Effect.exit(withStore((store) => store.load(ref, { cwd: "/w", readOnly })))
-        expect(Exit.isFailure(exit)).toBe(true)
-        const error = Exit.isFailure(exit) ? (exit.cause as { error?: any }).error : undefined
-        expect(error?._tag).toBe("FileSystemError")
-        expect(error?.code).toBe(SqliteStore.SCHEMA_TOO_NEW)
-        expect(error?.message).toContain("newer than this branchlog's")
+        const error = yield* Effect.flip(withStore((store) => store.load(ref, { cwd: "/w", readOnly })))
+        expect(error).toBeInstanceOf(SchemaTooNewError)
+        expect(error).toMatchObject({ store: "sqlite", location: file, found: 99, supported: Schema.LATEST })
+        expect(error.message).toContain(`${file} has schema version 99, newer than this branchlog supports`)
       }
-      const listed = yield* Effect.exit(withStore((store) => store.list({ location: `sqlite:${file}` })))
-      expect(Exit.isFailure(listed)).toBe(true)
+      const listed = yield* Effect.flip(withStore((store) => store.list({ location: `sqlite:${file}` })))
+      expect(listed).toBeInstanceOf(SchemaTooNewError)
       expect(sha(file)).toBe(before)
+    }))
+
+  it.live("a failed file operation is a FileSystemError, a failure of SQLite a BackendFailureError", () =>
+    Effect.gen(function*() {
+      // the database's folder cannot be made: a regular file stands where it should be
+      const blocker = path.join(root, `not-a-folder-${++dbs}`)
+      fs.writeFileSync(blocker, "x")
+      const file = path.join(blocker, "sessions.db")
+      const opened = yield* Effect.flip(
+        withStore((store) => create(store, SqliteStore.ref(file, "s1"), [header("s1")]))
+      )
+      expect(opened._tag).toBe("FileSystemError")
+      expect(opened).toMatchObject({ path: file, operation: "open" })
+      expect((opened as { code?: string }).code).toMatch(/^E[A-Z]+$/)
+      // a file that is no database: SQLite's own failure, with its code
+      const junk = freshDb()
+      fs.writeFileSync(junk, "this is not an SQLite database, only text long enough to have a header page".repeat(20))
+      const read = yield* Effect.flip(withStore((store) => create(store, SqliteStore.ref(junk, "s1"), [header("s1")])))
+      expect(read).toBeInstanceOf(BackendFailureError)
+      expect(read).toMatchObject({ store: "sqlite", location: junk, code: "SQLITE_NOTADB" })
+      expect(read.message).toContain(`the sqlite store failed to open ${junk} (SQLITE_NOTADB)`)
     }))
 
   it.live("a read-only load never creates a database, never migrates one, and takes no hold", () =>
@@ -277,7 +297,10 @@ describe("SqliteStore", () => {
         expect(hits[0]!.snippet).toContain("[frobnicator]")
         expect(yield* store.search!({ text: "nothing", location: `sqlite:${file}` })).toHaveLength(1)
         const bad = yield* Effect.exit(store.search!({ text: "\"unbalanced", location: `sqlite:${file}` }))
-        expect(Exit.isFailure(bad) && (bad.cause as any).error._tag).toBe("FileSystemError")
+        const error = Exit.isFailure(bad) ? (bad.cause as any).error : undefined
+        expect(error).toBeInstanceOf(BackendFailureError)
+        expect(error).toMatchObject({ store: "sqlite", location: file, operation: "search" })
+        expect(error.cause).toBeInstanceOf(Error)
         // a removed session leaves the index
         yield* store.remove(SqliteStore.ref(file, "s2"))
         expect(yield* store.search!({ text: "nothing", location: `sqlite:${file}` })).toHaveLength(0)

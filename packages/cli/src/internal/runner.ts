@@ -13,9 +13,30 @@ import { noIndex, verbose as verboseRef } from "./globals.js"
 import { stderrLogger } from "./logger.js"
 import * as Output from "./output.js"
 
+/**
+ * An error's fields as indented JSON, for `--verbose`: an error among them (a store's `cause`: a
+ * driver's error) with its name and message, which `JSON.stringify` leaves out, and an object met
+ * again inside itself as `"[Circular]"` instead of a throw.
+ */
+export const fieldsOf = (error: unknown): string => {
+  // the objects on the path from the root to the one being written: what each was, what was written for it
+  const path: Array<{ readonly value: object; readonly written: object }> = []
+  return JSON.stringify(error, function(this: unknown, key: string, value: unknown) {
+    if (typeof value === "bigint") return value.toString()
+    if (typeof value !== "object" || value === null) return value
+    while (path.length > 0 && path[path.length - 1]!.written !== this) path.pop()
+    if (path.some((step) => step.value === value)) return "[Circular]"
+    const written = key !== "" && value instanceof Error
+      ? Object.assign({ name: value.name, message: value.message }, value)
+      : value
+    path.push({ value, written })
+    return written
+  }, 2)
+}
+
 /** Prints `error` as the command's one line on stderr (with `verbose`, its fields) and gives its exit code. */
 export const report = (verbose: boolean) => (error: unknown): Effect.Effect<number> =>
-  Output.note(`branchlog: ${describeError(error)}${verbose ? `\n${JSON.stringify(error, null, 2)}` : ""}`).pipe(
+  Output.note(`branchlog: ${describeError(error)}${verbose ? `\n${fieldsOf(error)}` : ""}`).pipe(
     Effect.as(exitCodeOf(error))
   )
 

@@ -7,7 +7,6 @@
 import { Line } from "@branchlog/session-core"
 import { SessionFileConflictError } from "@branchlog/session-store/SessionError"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
-import type { FileSystemError, LockTimeoutError } from "@branchlog/session-store/StoreError"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
 import type { Appended, Changes, Cursor, Held, StoreFailure } from "@branchlog/session-store/TranscriptStore"
 import { StaleCursorError } from "@branchlog/session-store/TranscriptStore"
@@ -15,7 +14,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
 import type * as Lease from "./lease.js"
 import * as Rows from "./rows.js"
-import { redact, type Run, transaction } from "./sql.js"
+import { redact, type Run, type StoreError, transaction } from "./sql.js"
 
 /** What a hold needs of its store: the store's id (in its cursors), its cursors, its failure mapping. */
 export interface Context {
@@ -24,7 +23,7 @@ export interface Context {
   readonly fail: (
     path: string,
     operation: string
-  ) => (error: unknown) => Effect.Effect<never, FileSystemError | LockTimeoutError>
+  ) => (error: unknown) => Effect.Effect<never, StoreError>
 }
 
 const loadedOf = (

@@ -3,9 +3,10 @@
  * the pool or on one reserved connection, a transaction whose COMMIT failure is a catchable
  * error (not `withTransaction`'s defect), which failures are transient (serialisation failure,
  * deadlock, a connection lost or refused, a server starting or shutting down), the retry schedule
- * for them, and how a failure becomes the storage interface's `FileSystemError`.
+ * for them, and how a failure becomes the storage interface's `BackendFailureError`.
  */
-import { FileSystemError, LockTimeoutError } from "@branchlog/session-store/StoreError"
+import { LockTimeoutError } from "@branchlog/session-store/StoreError"
+import { BackendFailureError, SchemaTooNewError } from "@branchlog/session-store/TranscriptStoreError"
 import type { SqlClient } from "@effect/sql/SqlClient"
 import type { Connection } from "@effect/sql/SqlConnection"
 import { SqlError } from "@effect/sql/SqlError"
@@ -100,19 +101,29 @@ export const retrying = <A, E, R>(effect: Effect.Effect<A, E, R>, maxMs: number)
 /** A URL or reference with its password hidden (`postgres://user:***@host/db`). */
 export const redact = (text: string): string => text.replace(/^(postgres(?:ql)?:\/\/[^:/@#]*):[^@/#]*@/, "$1:***@")
 
-/** A failure as the storage interface's `FileSystemError` (path: the redacted reference). */
-export const toStoreError =
-  (path: string, operation: string) => (error: unknown): FileSystemError | LockTimeoutError => {
-    if (error instanceof FileSystemError || error instanceof LockTimeoutError) return error
-    const cause = error instanceof SqlError ? error.cause : error
-    const detail = error instanceof SqlError
-      ? `${error.message}: ${(cause as { message?: unknown } | null)?.message ?? String(cause)}`
-      : String((error as { message?: unknown } | null)?.message ?? error)
-    const code = errorCode(error)
-    return new FileSystemError({
-      path: redact(path),
-      operation,
-      ...(code === undefined ? {} : { code }),
-      detail
-    })
-  }
+/** What a failure of the store becomes: a backend's failure, or an error of the interface passed on as it is. */
+export type StoreError = BackendFailureError | LockTimeoutError | SchemaTooNewError
+
+/**
+ * A failure as the storage interface's `BackendFailureError` (location: the redacted reference;
+ * code: the SQLSTATE or system code; cause: the failure), or as it is when it is one of the
+ * interface's errors already.
+ */
+export const toStoreError = (path: string, operation: string) => (error: unknown): StoreError => {
+  if (
+    error instanceof BackendFailureError || error instanceof LockTimeoutError || error instanceof SchemaTooNewError
+  ) return error
+  const cause = error instanceof SqlError ? error.cause : error
+  const detail = error instanceof SqlError
+    ? `${error.message}: ${(cause as { message?: unknown } | null)?.message ?? String(cause)}`
+    : String((error as { message?: unknown } | null)?.message ?? error)
+  const code = errorCode(error)
+  return new BackendFailureError({
+    store: "postgres",
+    location: redact(path),
+    operation,
+    ...(code === undefined ? {} : { code }),
+    detail,
+    cause: error
+  })
+}

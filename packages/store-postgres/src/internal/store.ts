@@ -5,7 +5,6 @@
  */
 import type { Line } from "@branchlog/session-core"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
-import { FileSystemError } from "@branchlog/session-store/StoreError"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
 import type {
   Changes,
@@ -19,6 +18,11 @@ import type {
   TranscriptStoreShape
 } from "@branchlog/session-store/TranscriptStore"
 import { SessionNotFoundError } from "@branchlog/session-store/TranscriptStore"
+import {
+  BackendFailureError,
+  replacedWhileStreaming,
+  SchemaTooNewError
+} from "@branchlog/session-store/TranscriptStoreError"
 import type { MigrationError } from "@effect/sql/Migrator"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
@@ -26,7 +30,6 @@ import * as FiberRef from "effect/FiberRef"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { schemaTooNewCode, SchemaTooNewError } from "../PostgresError.js"
 import * as Active from "./active.js"
 import * as HeldModule from "./held.js"
 import * as Lease from "./lease.js"
@@ -62,6 +65,10 @@ export const addressing = {
   }),
   positionAfter: StoreRows.positionAfter
 }
+
+/** The refusal of the database at `url`, whose schema is version `found`, newer than this store's. */
+export const schemaTooNew = (url: string, found: number): SchemaTooNewError =>
+  new SchemaTooNewError({ store: "postgres", location: redact(url), found, supported: Schema.latestVersion })
 
 /** The store in `scope`. */
 export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<TranscriptStoreShape> =>
@@ -99,16 +106,12 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         if (pool.migrated) return { pool, present: true, current: true }
         if (writable) {
           const { found, tooNew } = yield* Schema.migrate(pool.sql)
-          if (tooNew) {
-            return yield* new SchemaTooNewError({ database: redact(url), found: found!, known: Schema.latestVersion })
-          }
+          if (tooNew) return yield* schemaTooNew(url, found!)
           pool.migrated = true
           return { pool, present: true, current: true }
         }
         const version = yield* Schema.versionOf(onPool(pool.sql))
-        if (version !== undefined && version > Schema.latestVersion) {
-          return yield* new SchemaTooNewError({ database: redact(url), found: version, known: Schema.latestVersion })
-        }
+        if (version !== undefined && version > Schema.latestVersion) return yield* schemaTooNew(url, version)
         if (version === Schema.latestVersion) pool.migrated = true
         // an older schema is read as it is (never migrated by a read)
         return {
@@ -122,13 +125,6 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
           while: (error) => isTransient(error) && pools.opened(url)
         })
       )
-
-    const storeError = (path: string, operation: string) => (error: unknown) =>
-      error instanceof SchemaTooNewError
-        ? Effect.fail(
-          new FileSystemError({ path: redact(path), operation, code: schemaTooNewCode, detail: error.message })
-        )
-        : fail(path, operation)(error)
 
     const loadedOf = (
       key: string,
@@ -159,7 +155,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
           }
           const hold = Effect.acquireUseRelease(
             Effect.flatMap(
-              Effect.catchAll(ready(served.url, true), storeError(key, "exclusive")),
+              Effect.catchAll(ready(served.url, true), fail(key, "exclusive")),
               ({ pool }) =>
                 Effect.catchAll(
                   Lease.acquire(pool, served.id, key, lockOptions?.lock?.timeoutMs ?? 60_000, retryMs),
@@ -205,11 +201,13 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         Effect.try({
           try: () => loadRowsSync(served.url, served.id, retryMs),
           catch: (cause) =>
-            new FileSystemError({
-              path: redact(keyOf(served)),
+            new BackendFailureError({
+              store: "postgres",
+              location: redact(keyOf(served)),
               operation: "load",
               ...(cause instanceof SyncReadError && cause.code !== undefined ? { code: cause.code } : {}),
-              detail: cause instanceof Error ? cause.message : String(cause)
+              detail: cause instanceof Error ? cause.message : String(cause),
+              cause
             })
         }),
         (found) =>
@@ -230,7 +228,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         Effect.gen(function*() {
           const key = keyOf(served)
           const readOnly = options.readOnly === true
-          const { pool, present } = yield* Effect.catchAll(ready(served.url, !readOnly), storeError(key, "load"))
+          const { pool, present } = yield* Effect.catchAll(ready(served.url, !readOnly), fail(key, "load"))
           if (!present) return StoreRows.missing
           const found = yield* retrying(Rows.loadRows(onPool(pool.sql), served.id), retryMs).pipe(
             Effect.catchAll(fail(key, "load"))
@@ -259,7 +257,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
       Effect.flatMap(serve(ref), (served) =>
         Effect.gen(function*() {
           const key = keyOf(served)
-          const { pool, present } = yield* Effect.catchAll(ready(served.url, false), storeError(key, "changes"))
+          const { pool, present } = yield* Effect.catchAll(ready(served.url, false), fail(key, "changes"))
           if (!present) return { _tag: "Missing" } as const
           return yield* retrying(changesOn(onPool(pool.sql), served, cursor), retryMs).pipe(
             Effect.catchAll(fail(key, "changes"))
@@ -273,18 +271,13 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         return StoreRows.streamPages(
           (after, limit) =>
             Effect.gen(function*() {
-              const { pool, present } = yield* Effect.catchAll(ready(served.url, false), storeError(key, "stream rows"))
+              const { pool, present } = yield* Effect.catchAll(ready(served.url, false), fail(key, "stream rows"))
               if (!present) return undefined
               return yield* retrying(Rows.pageRows(onPool(pool.sql), served.id, after, limit), retryMs).pipe(
                 Effect.catchAll(fail(key, "stream rows"))
               )
             }),
-          () =>
-            new FileSystemError({
-              path: redact(key),
-              operation: "stream rows",
-              detail: "the session was replaced while its rows were read"
-            })
+          () => replacedWhileStreaming("postgres", redact(key))
         )
       }))
 
@@ -293,7 +286,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
     const listingDeps: Listing.Deps = {
       connect: (url, operation) =>
         Effect.map(
-          Effect.catchAll(ready(url, false), storeError(url, operation)),
+          Effect.catchAll(ready(url, false), fail(url, operation)),
           ({ pool, present }) => present ? onPool(pool.sql) : undefined
         ),
       attempt: (effect, url, operation) => retrying(effect, retryMs).pipe(Effect.catchAll(fail(url, operation))),
@@ -316,7 +309,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
     const activeDeps: Active.Deps = {
       connect: (url, readOnly) =>
         Effect.map(
-          Effect.catchAll(ready(url, !readOnly), storeError(url, "resume")),
+          Effect.catchAll(ready(url, !readOnly), fail(url, "resume")),
           ({ current, pool, present }) => present ? { run: onPool(pool.sql), current } : undefined
         ),
       load,

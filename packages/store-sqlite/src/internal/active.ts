@@ -11,7 +11,6 @@
  */
 import { Line } from "@branchlog/session-core"
 import type * as SessionRef from "@branchlog/session-store/SessionRef"
-import type { FileSystemError } from "@branchlog/session-store/StoreError"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
 import type {
   ActiveOptions,
@@ -21,6 +20,7 @@ import type {
   LoadOptions,
   StoreFailure
 } from "@branchlog/session-store/TranscriptStore"
+import type { BackendFailureError } from "@branchlog/session-store/TranscriptStoreError"
 import * as Effect from "effect/Effect"
 import type { StoredActive } from "./activeStatements.js"
 import type { Db, SessionRow } from "./database.js"
@@ -33,7 +33,7 @@ export interface Deps {
   readonly cursorOf: (key: string, generation: number, seq: number) => Cursor
   /** The generation a cursor of this store holds. */
   readonly generationOf: (cursor: Cursor, key: string) => number | undefined
-  readonly run: <A>(db: Db, operation: string, f: () => A) => Effect.Effect<A, FileSystemError>
+  readonly run: <A>(db: Db, operation: string, f: () => A) => Effect.Effect<A, BackendFailureError>
 }
 
 /** Whether this open may write the summary (default: unless read-only). */

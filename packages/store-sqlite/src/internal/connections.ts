@@ -3,46 +3,60 @@
  * (folder created, WAL, `synchronous=NORMAL`, busy timeout, schema migrated) and kept until the
  * store's scope closes; a read-only load of a database not open yet gets a read-only connection
  * (never created, never migrated). A database whose schema is newer than this code's is refused
- * with `FileSystemError` code `SQLITE_SCHEMA_TOO_NEW`, before anything is written to it.
+ * with the storage interface's `SchemaTooNewError`, before anything is written to it. Creating the
+ * folder and opening the file fail with `FileSystemError`; every other failure of SQLite is a
+ * `BackendFailureError` carrying SQLite's code and error.
  */
 import { FileSystemError } from "@branchlog/session-store/StoreError"
+import { BackendFailureError, SchemaTooNewError } from "@branchlog/session-store/TranscriptStoreError"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { Db } from "./database.js"
 import * as Schema from "./schema.js"
 
-/** The code of the error refusing a database of a newer schema. */
+/** The code the `FileSystemError` refusing a database of a newer schema carried before `SchemaTooNewError` replaced it. */
 export const SCHEMA_TOO_NEW = "SQLITE_SCHEMA_TOO_NEW"
 
-/** A failure of SQLite as the store's error. */
-export const toError = (path: string, operation: string, cause: unknown): FileSystemError =>
-  cause instanceof FileSystemError ? cause : new FileSystemError({
-    path,
+/** What opening a database may fail with. */
+export type OpenFailure = FileSystemError | BackendFailureError | SchemaTooNewError
+
+const codeOf = (cause: unknown): { readonly code?: string } =>
+  typeof (cause as { code?: unknown })?.code === "string" ? { code: (cause as { code: string }).code } : {}
+
+const detailOf = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+/** A failure of SQLite as the store's error (one the store raised already passes as it is). */
+export const toError = (path: string, operation: string, cause: unknown): BackendFailureError =>
+  cause instanceof BackendFailureError ? cause : new BackendFailureError({
+    store: "sqlite",
+    location: path,
     operation,
-    ...(typeof (cause as { code?: unknown })?.code === "string" ? { code: (cause as { code: string }).code } : {}),
-    detail: cause instanceof Error ? cause.message : String(cause)
+    ...codeOf(cause),
+    detail: detailOf(cause),
+    cause
   })
 
-/** Runs a synchronous database call, its failure as a `FileSystemError`. */
-export const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<A, FileSystemError> =>
+/** Runs a synchronous database call, its failure as a `BackendFailureError`. */
+export const attempt = <A>(path: string, operation: string, f: () => A): Effect.Effect<A, BackendFailureError> =>
   Effect.try({ try: f, catch: (cause) => toError(path, operation, cause) })
 
-const tooNew = (path: string, version: number) =>
-  new FileSystemError({
-    path,
-    operation: "open",
-    code: SCHEMA_TOO_NEW,
-    detail:
-      `the database's schema version ${version} is newer than this branchlog's (${Schema.LATEST}); it was not touched: use a newer @branchlog/store-sqlite`
+/** Runs a file operation (the database's folder, opening its file), its failure as a `FileSystemError`. */
+const onFile = <A>(path: string, operation: string, f: () => A): Effect.Effect<A, FileSystemError> =>
+  Effect.try({
+    try: f,
+    catch: (cause) => new FileSystemError({ path, operation, ...codeOf(cause), detail: detailOf(cause) })
   })
+
+const tooNew = (path: string, version: number) =>
+  new SchemaTooNewError({ store: "sqlite", location: path, found: version, supported: Schema.LATEST })
 
 /** The open databases of one store. */
 export interface Connections {
   /** The writable connection of `path` (opened, created and migrated on first use). */
-  readonly writable: (path: string) => Effect.Effect<Db, FileSystemError>
+  readonly writable: (path: string) => Effect.Effect<Db, OpenFailure>
   /** A connection to read `path` with (the writable one if open); `undefined`: no database there. */
-  readonly readable: (path: string) => Effect.Effect<Db | undefined, FileSystemError>
+  readonly readable: (path: string) => Effect.Effect<Db | undefined, OpenFailure>
   /** Every writable connection open now. */
   readonly open: () => ReadonlyArray<Db>
   /** Closes every connection. */
@@ -58,8 +72,8 @@ export const make = (options: { readonly busyTimeoutMs: number }): Effect.Effect
 
     const openWritable = (path: string) =>
       Effect.gen(function*() {
-        yield* attempt(path, "open", () => fs.mkdirSync(nodePath.dirname(path), { recursive: true, mode: 0o700 }))
-        const db = yield* attempt(path, "open", () => new Db(path, false, options.busyTimeoutMs))
+        yield* onFile(path, "open", () => fs.mkdirSync(nodePath.dirname(path), { recursive: true, mode: 0o700 }))
+        const db = yield* onFile(path, "open", () => new Db(path, false, options.busyTimeoutMs))
         const ok = yield* Effect.gen(function*() {
           for (let tries = 0;; tries++) {
             const version = yield* attempt(path, "open", () => Schema.versionOf(db.handle))
@@ -67,8 +81,9 @@ export const make = (options: { readonly busyTimeoutMs: number }): Effect.Effect
             if (tries === 0) yield* attempt(path, "open", () => db.configure())
             if (version === Schema.LATEST) return db.ready()
             if (tries >= 50) {
-              return yield* new FileSystemError({
-                path,
+              return yield* new BackendFailureError({
+                store: "sqlite",
+                location: path,
                 operation: "migrate",
                 detail: `the schema stayed at version ${version} after migrating`
               })
@@ -91,7 +106,7 @@ export const make = (options: { readonly busyTimeoutMs: number }): Effect.Effect
     const openReadOnly = (path: string) =>
       Effect.gen(function*() {
         if (!fs.existsSync(path)) return undefined
-        const db = yield* attempt(path, "open", () => new Db(path, true, options.busyTimeoutMs))
+        const db = yield* onFile(path, "open", () => new Db(path, true, options.busyTimeoutMs))
         const version = yield* attempt(path, "open", () => Schema.versionOf(db.handle)).pipe(
           Effect.tapError(() => Effect.sync(() => db.close()))
         )
@@ -99,8 +114,9 @@ export const make = (options: { readonly busyTimeoutMs: number }): Effect.Effect
           db.close()
           if (version > Schema.LATEST) return yield* tooNew(path, version)
           if (version === 0) return undefined
-          return yield* new FileSystemError({
-            path,
+          return yield* new BackendFailureError({
+            store: "sqlite",
+            location: path,
             operation: "open",
             code: "SQLITE_SCHEMA_OLD",
             detail:

@@ -10,8 +10,8 @@
  * milliseconds until `timeoutMs` (then `LockTimeoutError`, naming the holder).
  */
 import type { TranscriptLock } from "@branchlog/session-store"
-import type { FileSystemError } from "@branchlog/session-store/StoreError"
 import { LockTimeoutError } from "@branchlog/session-store/StoreError"
+import type { BackendFailureError } from "@branchlog/session-store/TranscriptStoreError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -47,7 +47,7 @@ export const withHold = <A, E, R>(
   id: string,
   use: Effect.Effect<A, E, R>,
   options: TranscriptLock.LockOptions | undefined,
-  attempt: <B>(operation: string, f: () => B) => Effect.Effect<B, FileSystemError>
+  attempt: <B>(operation: string, f: () => B) => Effect.Effect<B, BackendFailureError>
 ) =>
   Effect.flatMap(FiberRef.get(holding), (keys) => {
     if (keys.has(key)) return use
