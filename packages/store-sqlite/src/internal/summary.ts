@@ -7,7 +7,7 @@
  * session): a listing reads a longer text whole from the rows when it is asked for
  * (`listedSummary.ts`).
  */
-import type { Line } from "@branchlog/session-core"
+import { Line } from "@branchlog/session-core"
 
 /**
  * The longest text of the messages `all_text` holds whole; a longer one is held as its first
@@ -72,22 +72,9 @@ export const textOf = (content: unknown): string => {
   return out
 }
 
-const idOf = (line: Line.ParsedLine): string | undefined => {
-  switch (line._tag) {
-    case "Entry":
-      return line.entry.id
-    case "LeafControl":
-      return line.control.id
-    case "Opaque":
-      return typeof line.value.id === "string" && line.value.id.length > 0 ? line.value.id : undefined
-    default:
-      return undefined
-  }
-}
-
 /** Takes one more row into `summary` (in place). */
 export const push = (summary: Summary, line: Line.ParsedLine): void => {
-  const id = idOf(line)
+  const id = Line.rowId(line)
   if (id !== undefined) summary.tail_id = id
   if (line._tag === "Entry") summary.leaf = line.entry.id
   else if (line._tag === "LeafControl") summary.leaf = line.control.targetId
