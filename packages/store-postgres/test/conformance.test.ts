@@ -1,12 +1,14 @@
 /**
  * The store conformance suite against the PostgreSQL store (`postgres`): a place is a fresh
  * database of the run's server, a reference is `postgres://…/DB#ID`, another process is a second
- * store with its own pools. `pnpm conformance` counts this file's results.
+ * store with its own pools; the reference fixtures are stored as they are. `pnpm conformance` counts
+ * this file's results.
  */
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import { Conformance } from "@branchlog/session-store/testing"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
+import { fixtures } from "@branchlog/tooling/fixtures"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
@@ -138,4 +140,4 @@ const backend: Conformance.Backend = {
   }
 }
 
-Conformance.suite(backend)
+Conformance.suite(backend, { fixtures: fixtures() })
