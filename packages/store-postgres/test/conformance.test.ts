@@ -1,18 +1,20 @@
 /**
  * The store conformance suite against the PostgreSQL store (`postgres`): a place is a fresh
  * database of the run's server, a reference is `postgres://…/DB#ID`, another process is a second
- * store with its own pools. `pnpm conformance` counts this file's results.
+ * store with its own pools; the reference fixtures are stored as they are. `pnpm conformance` counts
+ * this file's results.
  */
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
 import { Conformance } from "@branchlog/session-store/testing"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
+import { fixtures } from "@branchlog/tooling/fixtures"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
-import { afterAll } from "vitest"
+import { afterAll, expect, test } from "vitest"
 import * as Rows from "../src/internal/rows.js"
 import { transaction } from "../src/internal/sql.js"
 import * as Store from "../src/internal/store.js"
@@ -138,4 +140,10 @@ const backend: Conformance.Backend = {
   }
 }
 
-Conformance.suite(backend)
+const all = fixtures()
+Conformance.suite(backend, { fixtures: all })
+
+// outside the backend's block (not counted by `pnpm conformance`): the fixtures were found
+test("the reference fixtures the suite stores are found (at least 10)", () => {
+  expect(all.length).toBeGreaterThanOrEqual(10)
+})

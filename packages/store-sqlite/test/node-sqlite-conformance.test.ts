@@ -4,6 +4,7 @@
  * this file opens a database with better-sqlite3 (see vitest.config.ts).
  */
 import { Conformance } from "@branchlog/session-store/testing"
+import { fixtures } from "@branchlog/tooling/fixtures"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { afterAll, describe, expect, it } from "vitest"
@@ -30,6 +31,6 @@ describe("the node:sqlite engine", () => {
 
 if (hasNodeSqlite) {
   const backend = sqlite()
-  Conformance.suite(backend)
+  Conformance.suite(backend, { fixtures: fixtures() })
   afterAll(() => Effect.runPromise(backend.close))
 }

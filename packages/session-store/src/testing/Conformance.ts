@@ -18,7 +18,7 @@
  * @since 0.1.0
  */
 import type { Backend } from "./conformance/Backend.js"
-import type { Group } from "./conformance/support.js"
+import type { Fixture, Group } from "./conformance/support.js"
 
 export type {
   /** A backend the suite runs against: name, layer, subject. */
@@ -38,6 +38,10 @@ export type {
 export type {
   /** One case: a name and the effect that checks one promise. */
   Case,
+  /** What a case is given beside the backend (the fixtures). */
+  Context,
+  /** A session another tool wrote, as bytes: name and bytes. */
+  Fixture,
   /** A named group of cases. */
   Group
 } from "./conformance/support.js"
@@ -63,9 +67,15 @@ const required = () => {
   return runner
 }
 
-/** Registers every conformance case against `backend` (call it at the top level of a vitest test file). */
-export const suite = <R>(backend: Backend<R>, options: { readonly timeout?: number } = {}): void =>
-  required().register(backend, options)
+/**
+ * Registers every conformance case against `backend` (call it at the top level of a vitest test
+ * file). `fixtures`: sessions other tools wrote (the reference fixtures), which the bounded-open
+ * cases store as they are, beside the suite's own samples.
+ */
+export const suite = <R>(
+  backend: Backend<R>,
+  options: { readonly timeout?: number; readonly fixtures?: ReadonlyArray<Fixture> } = {}
+): void => required().register(backend, options)
 
 /** Every group of cases (inside vitest). */
 export const groups = (): ReadonlyArray<Group> => required().groups

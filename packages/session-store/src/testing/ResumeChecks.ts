@@ -1,16 +1,21 @@
 /**
- * What the bounded-open tests of every store compare (the JSONL index's, the SQL stores'): the
- * answers a resumed manager must give exactly as a full open, a small seeded generator, and the
- * random walk of writes (the manager's, another manager's, another tool's raw rows) after each
- * step of which a resume must still answer so.
+ * What the bounded-open tests of every store compare (the conformance suite's, the JSONL index's,
+ * the SQL stores'): the answers a resumed manager must give exactly as a full open, a small seeded
+ * generator, the random walk of writes (the manager's, another manager's, another tool's raw rows)
+ * after each step of which a resume must still answer so, a compacted session whose summary is
+ * written, and the bounded opens made while another process appends, with the full folds of the
+ * rows each covered.
  *
  * @since 0.1.0
  */
+import { SessionContext, type SessionState, Tree } from "@branchlog/session-core"
 import { Messages } from "@branchlog/session-core/testing"
 import * as Effect from "effect/Effect"
 import * as IdSource from "../IdSource.js"
 import * as SessionManager from "../SessionManager.js"
 import * as SessionRef from "../SessionRef.js"
+import * as StoreRows from "../StoreRows.js"
+import { type StoreFailure, TranscriptStore } from "../TranscriptStore.js"
 
 /** The leaf, the name, every label (with its time), the header and the context at the leaf, as plain JSON. */
 export const answers = (sm: SessionManager.SessionManager) => ({
@@ -65,6 +70,13 @@ export const both = (
       writeIndex: options.writeIndex ?? true
     }).pipe(Effect.provide(IdSource.deterministic(7)))
     return { want: answers(full), got: answers(bounded), bounded: bounded.isBounded(), manager: bounded }
+  })
+
+/** Two resumes of `ref`, one after the other ({@link both} each): the first, and the one after it. */
+export const twice = (ref: string, options: { readonly readOnly?: boolean; readonly writeIndex?: boolean } = {}) =>
+  Effect.gen(function*() {
+    const first = yield* both(ref, options)
+    return { first, after: yield* both(ref, options) }
   })
 
 /** A step of a {@link randomWalk} whose answers differed: a resume's from a full open's, or the writer's own. */
@@ -158,4 +170,74 @@ export const randomWalk = <E, R>(options: {
       }
     }
     return { steps, bounded, mismatches } satisfies Walk
+  })
+
+/**
+ * A session of 20 turns in `location`, compacted behind its leaf, one more message after, resumed
+ * twice (the summary written by the first): `bounded` tells whether the second read only its path.
+ */
+export const compacted = (location: string) =>
+  Effect.gen(function*() {
+    const { assistant, user } = Messages
+    const manager = yield* SessionManager.create("/work", location, { eagerFlush: true })
+    for (let i = 0; i < 20; i++) {
+      yield* manager.appendMessage(user(`u${i}`))
+      yield* manager.appendMessage(assistant(`a${i}`))
+    }
+    yield* manager.appendCompaction("s", manager.getBranch()[30]!.id, 10)
+    yield* manager.appendMessage(user("last"))
+    const ref = SessionRef.format(manager.getSessionRef()!)
+    yield* both(ref)
+    return { manager, ref, bounded: (yield* both(ref)).bounded }
+  })
+
+/** What a state answers: leaf, append parent, name, labels (with their times), header, the context given. */
+export const stateAnswers = (state: SessionState.SessionState, context: unknown) => ({
+  leaf: state.leafId,
+  appendParent: state.appendParentId,
+  name: Tree.getSessionName(state),
+  labels: [...state.labels].map(([t, l]) => [t, l.label, l.timestamp]).sort(),
+  header: state.header,
+  context: JSON.parse(JSON.stringify(context))
+})
+
+/** One bounded open made while another process appended: the rows it covered, its answers, whether it was bounded. */
+export interface Seen {
+  readonly rows: number
+  readonly answers: ReturnType<typeof stateAnswers>
+  readonly active: boolean
+}
+
+/**
+ * Writable bounded opens of `ref` through the store's `loadActive` (each catches up and writes the
+ * summary back), one after another while `running()` holds, at most `max`: what each answered.
+ */
+export const racing = (
+  ref: SessionRef.SessionRef,
+  running: () => boolean,
+  max: number
+): Effect.Effect<ReadonlyArray<Seen>, StoreFailure, TranscriptStore> =>
+  Effect.gen(function*() {
+    const store = yield* TranscriptStore
+    const seen: Array<Seen> = []
+    while (running() && seen.length < max) {
+      const result = yield* store.loadActive!(ref, { cwd: "/" })
+      if (result._tag === "Active") {
+        const branch = Tree.getBranch(result.state, result.state.leafId!)
+        const context = SessionContext.fromPath(result.state, [...result.before, ...branch])
+        seen.push({ rows: result.end.line, answers: stateAnswers(result.state, context), active: true })
+      } else {
+        const state = result.loaded.state
+        const context = SessionContext.buildSessionContext(state)
+        seen.push({ rows: result.loaded.end.line, answers: stateAnswers(state, context), active: false })
+      }
+    }
+    return seen
+  })
+
+/** Each of `seen` beside the answers of a full fold of the first rows of `texts` it covered (`texts`: every row, in order). */
+export const racedAgainst = (seen: ReadonlyArray<Seen>, texts: ReadonlyArray<string>) =>
+  seen.map(({ answers, rows }) => {
+    const state = StoreRows.fold(StoreRows.parse(texts.slice(0, rows))).state
+    return { rows, got: answers, want: stateAnswers(state, SessionContext.buildSessionContext(state)) }
   })

@@ -9,10 +9,23 @@ import type * as Scope from "effect/Scope"
 import type * as SessionManager from "../../SessionManager.js"
 import type { Place, Ref, Services, Subject } from "./Backend.js"
 
+/** A session another tool wrote, as its bytes (a reference fixture): what the suite stores as it is. */
+export interface Fixture {
+  readonly name: string
+  readonly bytes: Uint8Array
+}
+
+/** What a case is given beside the backend: the fixtures the suite was handed (`[]` when none). */
+export interface Context {
+  readonly fixtures: ReadonlyArray<Fixture>
+}
+
 /** One case: a name and an effect that fails (an assertion throws) when the backend breaks the promise. */
 export interface Case {
   readonly name: string
-  readonly run: <R>(subject: Subject<R>) => Effect.Effect<void, unknown, Services | R | Scope.Scope>
+  readonly run: <R>(subject: Subject<R>, context: Context) => Effect.Effect<void, unknown, Services | R | Scope.Scope>
+  /** Its own time limit, for a case that does much (the suite's applies when it is longer). */
+  readonly timeout?: number
 }
 
 /** A named group of cases (one module each). */
@@ -22,7 +35,8 @@ export interface Group {
 }
 
 /** A case. */
-export const test = (name: string, run: Case["run"]): Case => ({ name, run })
+export const test = (name: string, run: Case["run"], options: { readonly timeout?: number } = {}): Case =>
+  options.timeout === undefined ? { name, run } : { name, run, timeout: options.timeout }
 
 /** A user message and an assistant message (session-core's test builders). */
 export const { assistant, user } = Messages
