@@ -40,6 +40,11 @@ export type CacheLimits = Cache.CacheLimits
 /** Options of the store. */
 export interface Options {
   readonly cache?: Partial<CacheLimits>
+  /**
+   * The agent folder whose sessions a listing without a location covers (`<agentDir>/sessions/*`;
+   * default: `SessionCatalog.agentDir`, `$BRANCHLOG_AGENT_DIR` or `~/.branchlog/agent`).
+   */
+  readonly agentDir?: string
 }
 
 /** The file name of a session: `<timestamp with : and . → ->_<sessionId>.jsonl`. */
@@ -74,7 +79,7 @@ export const make = (options: Options = {}): Effect.Effect<
       Effect.map(
         query.location === undefined
           ? withFiles(SessionCatalog.listAll(query.onProgress, {
-            ...(query.agentDir === undefined ? {} : { agentDir: query.agentDir }),
+            ...(options.agentDir === undefined ? {} : { agentDir: options.agentDir }),
             ...(query.concurrency === undefined ? {} : { concurrency: query.concurrency })
           }))
           : withFiles(SessionCatalog.list("", query.location, query.onProgress, {

@@ -20,34 +20,20 @@ import * as OversizedLine from "./OversizedLine.js"
 import * as SessionFiles from "./SessionFiles.js"
 import type { FileSystemError } from "./StoreError.js"
 import { TranscriptFile } from "./TranscriptFile.js"
-import type { ListQuery, SessionSummary, StoreFailure } from "./TranscriptStore.js"
+import type {
+  ListQuery,
+  OnProgress as StoreOnProgress,
+  SessionInfo as StoreSessionInfo,
+  SessionSummary,
+  StoreFailure
+} from "./TranscriptStore.js"
 import { TranscriptStore } from "./TranscriptStore.js"
 
-/** What `list` tells about one session file. */
-export interface SessionInfo {
-  readonly path: string
-  readonly id: string
-  /** The header's cwd (`""` if absent). */
-  readonly cwd: string
-  readonly name?: string
-  readonly parentSessionPath?: string
-  readonly created: Date
-  /** Time of the latest user or assistant message (else the header's time, else the file's mtime). */
-  readonly modified: Date
-  /** Every `message` entry. */
-  readonly messageCount: number
-  /** The first user message's text, or `"(no messages)"`. */
-  readonly firstMessage: string
-  /**
-   * The text of every user and assistant message, joined by spaces (the first
-   * {@link MAX_ALL_MESSAGES_TEXT} characters of it: a transcript of gigabytes has more text than
-   * a string can hold).
-   */
-  readonly allMessagesText: string
-}
+/** What `list` tells about one session file: the storage interface's `SessionInfo`. */
+export type SessionInfo = StoreSessionInfo
 
 /** Progress of a listing: files done so far, of how many (those the catalog index vouches for in one step). */
-export type OnProgress = (loaded: number, total: number) => void
+export type OnProgress = StoreOnProgress
 
 /** Options of the listing functions: the agent folder to use (default {@link agentDir}). */
 export interface CatalogOptions {

@@ -22,7 +22,6 @@ import type * as Fiber from "effect/Fiber"
 import type * as Option from "effect/Option"
 import type * as Stream from "effect/Stream"
 import type { ActiveOptions, ActiveResult } from "./internal/store/boundedOpen.js"
-import type * as SessionCatalog from "./SessionCatalog.js"
 import type * as SessionRef from "./SessionRef.js"
 import type {
   FileNotFoundError,
@@ -239,20 +238,51 @@ export interface Held {
   ) => Effect.Effect<{ readonly backup: string | undefined; readonly loaded: Loaded }, StoreFailure>
 }
 
+/**
+ * What a listing says of one session, whatever the store (the same fields for every backend: the
+ * conformance suite's listing group holds them to it). `SessionCatalog.SessionInfo` is this type.
+ */
+export interface SessionInfo {
+  /** Where the session is, as the store names it (files: the file's path; SQL: the reference). */
+  readonly path: string
+  readonly id: string
+  /** The header's cwd (`""` if absent). */
+  readonly cwd: string
+  readonly name?: string
+  readonly parentSessionPath?: string
+  readonly created: Date
+  /** Time of the latest user or assistant message (else the header's time, else the store's write time). */
+  readonly modified: Date
+  /** Every `message` entry. */
+  readonly messageCount: number
+  /** The first user message's text, or `"(no messages)"`. */
+  readonly firstMessage: string
+  /**
+   * The text of every user and assistant message, joined by spaces (the first
+   * `SessionCatalog.MAX_ALL_MESSAGES_TEXT` characters of it: a transcript of gigabytes has more text
+   * than a string can hold).
+   */
+  readonly allMessagesText: string
+}
+
+/** Progress of a listing: sessions done so far, of how many. */
+export type OnProgress = (loaded: number, total: number) => void
+
 /** One session of a listing. */
-export interface SessionSummary extends SessionCatalog.SessionInfo {
+export interface SessionSummary extends SessionInfo {
   readonly ref: SessionRef.SessionRef
 }
 
-/** Which sessions a listing covers: one location (a folder, for files), or all of the store's. */
+/**
+ * Which sessions a listing covers: one location (a folder, for files), or all of the store's
+ * (where "all" is for a store to say: the JSONL store's agent folder is one of its options).
+ */
 export interface ListQuery {
-  /** The location (files: a folder); absent: every session the store holds (files: the agent folder's). */
+  /** The location (files: a folder); absent: every session the store holds. */
   readonly location?: string
-  /** Files read at once, for stores that read them (default 8). */
+  /** Sessions read at once, for stores that read them one by one (default 8). */
   readonly concurrency?: number
-  readonly onProgress?: SessionCatalog.OnProgress
-  /** The agent folder, for the file store's "all". */
-  readonly agentDir?: string
+  readonly onProgress?: OnProgress
 }
 
 /** A text search over the messages of a store's sessions. */

@@ -146,3 +146,26 @@ describe("JsonlStore, the file backend of TranscriptStore (real files)", () => {
       expect(seen).toHaveLength(1)
     }).pipe(Effect.provide(SessionStore.layerNode)))
 })
+
+describe("JsonlStore's agent folder (the store's own option, not the listing query's)", () => {
+  it.live("a listing without a location covers <agentDir>/sessions/* of the store's option", () =>
+    Effect.gen(function*() {
+      const agent = tempDir()
+      const other = tempDir()
+      const write = (root: string, cwd: string, id: string) => {
+        const dir = path.join(root, "sessions", `--${cwd.replaceAll("/", "-")}--`)
+        fs.mkdirSync(dir, { recursive: true })
+        fs.writeFileSync(path.join(dir, `2026-01-01T00-00-00-000Z_${id}.jsonl`), headerLine(id, cwd) + "\n")
+      }
+      write(agent, "/p/one", "s-one")
+      write(agent, "/p/two", "s-two")
+      write(other, "/p/three", "s-three")
+      const listed = (agentDir: string) =>
+        Effect.gen(function*() {
+          const store = yield* TranscriptStore
+          return (yield* store.list({})).map((s) => s.id).sort()
+        }).pipe(Effect.provide(SessionStore.layerNodeWith({ agentDir })))
+      expect(yield* listed(agent)).toEqual(["s-one", "s-two"])
+      expect(yield* listed(other)).toEqual(["s-three"])
+    }))
+})
