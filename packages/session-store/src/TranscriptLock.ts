@@ -26,6 +26,7 @@ import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
 import type { FileSystemError, LockTimeoutError, LockUnusableError } from "./StoreError.js"
+import type { HoldOptions } from "./TranscriptStore.js"
 
 /** The payload of a lock file. */
 export type LockPayload = LockFile.LockPayload
@@ -37,7 +38,7 @@ export type StaleReason = LockFile.StaleReason
 export type HolderInfo = Omit<LockFile.HolderInfo, "content" | "symlink">
 
 /** Options of `acquire`. */
-export interface LockOptions {
+export interface LockOptions extends HoldOptions {
   /** How long to wait (default 60 s; `Infinity` waits for ever). */
   readonly timeoutMs?: number
   /** Age after which a holder whose liveness cannot be confirmed is stale (default 30 min). */

@@ -30,7 +30,6 @@ import type {
   LockUnusableError,
   NotRegularFileError
 } from "./StoreError.js"
-import type * as TranscriptLock from "./TranscriptLock.js"
 import type {
   BackendFailureError,
   SchemaTooNewError,
@@ -158,7 +157,7 @@ export interface LoadOptions {
   /** The working folder a recovered header gets. */
   readonly cwd: string
   /** Options of the exclusive hold a rewrite on load takes. */
-  readonly lock?: TranscriptLock.LockOptions
+  readonly lock?: HoldOptions
 }
 
 /** What changed since a cursor. */
@@ -268,6 +267,19 @@ export interface SessionInfo {
 /** Progress of a listing: sessions done so far, of how many. */
 export type OnProgress = (loaded: number, total: number) => void
 
+/**
+ * How a hold waits, whatever the store: every backend reads these (the JSONL store's transcript
+ * lock takes more, `TranscriptLock.LockOptions`, which extends them).
+ */
+export interface HoldOptions {
+  /** How long to wait for the hold (default 60 s; `Infinity` waits for ever), then `LockTimeoutError`. */
+  readonly timeoutMs?: number
+  /** Age after which a holder whose liveness cannot be confirmed (another host's) is taken over (default 30 min). */
+  readonly staleMs?: number
+  /** Delay between attempts while another holds it (the store's default). */
+  readonly retryMs?: number
+}
+
 /** One session of a listing. */
 export interface SessionSummary extends SessionInfo {
   readonly ref: SessionRef.SessionRef
@@ -352,7 +364,7 @@ export interface TranscriptStoreShape {
   readonly exclusive: <A, E, R>(
     ref: SessionRef.SessionRef,
     use: (held: Held) => Effect.Effect<A, E, R>,
-    options?: { readonly lock?: TranscriptLock.LockOptions }
+    options?: { readonly lock?: HoldOptions }
   ) => Effect.Effect<A, E | StoreFailure, R>
   /**
    * Optional fast path for one write outside any hold: in ONE synchronous step, takes the hold if
@@ -367,7 +379,7 @@ export interface TranscriptStoreShape {
     ref: SessionRef.SessionRef,
     cursor: Cursor,
     rows: () => ReadonlyArray<string>,
-    options?: WriteOptions & { readonly lock?: TranscriptLock.LockOptions | undefined }
+    options?: WriteOptions & { readonly lock?: HoldOptions | undefined }
   ) => Either.Either<Appended, StoreFailure> | undefined
   /** The sessions of a location (or all), newest first, with their summary fields. */
   readonly list: (query: ListQuery) => Effect.Effect<Array<SessionSummary>, StoreFailure>

@@ -10,6 +10,7 @@ import type {
   Changes,
   Cursor,
   Held,
+  HoldOptions,
   Loaded,
   LoadOptions,
   LoadReport,
@@ -141,7 +142,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
     const exclusive = <A, E, R>(
       ref: SessionRef.SessionRef,
       use: (held: Held) => Effect.Effect<A, E, R>,
-      lockOptions?: { readonly lock?: { readonly timeoutMs?: number } }
+      lockOptions?: { readonly lock?: HoldOptions }
     ): Effect.Effect<A, E | StoreFailure, R> =>
       Effect.flatMap(serve(ref), (served) => {
         const key = keyOf(served)

@@ -9,8 +9,8 @@
  * and nesting on one fiber is re-entrant; across processes a waiter polls the lease every few
  * milliseconds until `timeoutMs` (then `LockTimeoutError`, naming the holder).
  */
-import type { TranscriptLock } from "@branchlog/session-store"
 import { LockTimeoutError } from "@branchlog/session-store/StoreError"
+import type { HoldOptions } from "@branchlog/session-store/TranscriptStore"
 import type { BackendFailureError } from "@branchlog/session-store/TranscriptStoreError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -46,7 +46,7 @@ export const withHold = <A, E, R>(
   key: string,
   id: string,
   use: Effect.Effect<A, E, R>,
-  options: TranscriptLock.LockOptions | undefined,
+  options: HoldOptions | undefined,
   attempt: <B>(operation: string, f: () => B) => Effect.Effect<B, BackendFailureError>
 ) =>
   Effect.flatMap(FiberRef.get(holding), (keys) => {
