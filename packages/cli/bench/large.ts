@@ -56,7 +56,9 @@ const best = (runs: ReadonlyArray<{ ms: number; mb: number }>) => ({
 })
 const mb = (n: number) => `${n.toFixed(0)} MB`
 
-console.log(`session: ${(size / 1e6).toFixed(0)} MB (${file}); load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`)
+console.log(
+  `session: ${(size / 1e6).toFixed(0)} MB (${file}); load average ${loadavg().map((l) => l.toFixed(1)).join(" ")}`
+)
 const rounds = Number(process.env.BRANCHLOG_BENCH_ROUNDS ?? 2)
 const fulls: Array<ReturnType<typeof run>> = []
 const firsts: Array<ReturnType<typeof run>> = []
