@@ -39,18 +39,22 @@ const npmInstall = (prefix, spec) =>
       code === 0 ? resolve() : reject(new Error(`npm install ${spec} exited with ${code}:\n${output}`)))
   })
 
+/** The waits between attempts of an install (milliseconds): five attempts over about a minute. */
+const RETRY_WAITS = [2_000, 5_000, 15_000, 30_000]
+
 /**
- * `npmInstall`, tried three times (2 s, then 5 s apart): a download from the registry can fail for a
- * moment (a CI run once lost three tests to installs that exited 1 and worked a minute later).
+ * `npmInstall`, tried again after each of {@link RETRY_WAITS}: a download from the registry can fail
+ * for a while (CI runs lost tests to installs that exited 1, once with no output, once with
+ * `SELF_SIGNED_CERT_IN_CHAIN` from the machine's proxy for one tarball, and worked minutes later).
  */
 const npmInstallRetried = async (prefix, spec) => {
-  for (let attempt = 1;; attempt++) {
+  for (let attempt = 0; ; attempt++) {
     try {
       return await npmInstall(prefix, spec)
     } catch (error) {
-      if (attempt === 3) throw error
+      if (attempt === RETRY_WAITS.length) throw error
       rmSync(prefix, { recursive: true, force: true })
-      await new Promise((resolve) => setTimeout(resolve, attempt === 1 ? 2_000 : 5_000))
+      await new Promise((resolve) => setTimeout(resolve, RETRY_WAITS[attempt]))
     }
   }
 }
