@@ -48,7 +48,7 @@ const RETRY_WAITS = [2_000, 5_000, 15_000, 30_000]
  * `SELF_SIGNED_CERT_IN_CHAIN` from the machine's proxy for one tarball, and worked minutes later).
  */
 const npmInstallRetried = async (prefix, spec) => {
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     try {
       return await npmInstall(prefix, spec)
     } catch (error) {
