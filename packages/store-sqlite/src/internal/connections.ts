@@ -21,8 +21,28 @@ export const SCHEMA_TOO_NEW = "SQLITE_SCHEMA_TOO_NEW"
 /** What opening a database may fail with. */
 export type OpenFailure = FileSystemError | BackendFailureError | SchemaTooNewError
 
-const codeOf = (cause: unknown): { readonly code?: string } =>
-  typeof (cause as { code?: unknown })?.code === "string" ? { code: (cause as { code: string }).code } : {}
+/** SQLite's primary result codes by number: node:sqlite reports `ERR_SQLITE_ERROR` and the number (`errcode`). */
+const PRIMARY: Readonly<Record<number, string>> = {
+  1: "SQLITE_ERROR",
+  5: "SQLITE_BUSY",
+  6: "SQLITE_LOCKED",
+  8: "SQLITE_READONLY",
+  10: "SQLITE_IOERR",
+  11: "SQLITE_CORRUPT",
+  13: "SQLITE_FULL",
+  14: "SQLITE_CANTOPEN",
+  19: "SQLITE_CONSTRAINT",
+  26: "SQLITE_NOTADB"
+}
+
+/** SQLite's code of a driver's error, the same under better-sqlite3 (`code`) and node:sqlite (`errcode`). */
+const codeOf = (cause: unknown): { readonly code?: string } => {
+  const e = cause as { readonly code?: unknown; readonly errcode?: unknown }
+  if (typeof e?.errcode === "number" && PRIMARY[e.errcode & 0xff] !== undefined) {
+    return { code: PRIMARY[e.errcode & 0xff]! }
+  }
+  return typeof e?.code === "string" ? { code: e.code } : {}
+}
 
 const detailOf = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
 
