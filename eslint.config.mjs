@@ -4,35 +4,6 @@ import effect from "@effect/eslint-plugin"
 import { builtinModules } from "node:module"
 import tseslint from "typescript-eslint"
 
-/**
- * The modules of session-store that still hold the JSONL backend (files, locks, snapshots, the
- * sidecar index and catalog, the memory file system, the child-process test helpers) and import
- * Node's modules: they move to @branchlog/store-jsonl (issue 28), and this list shrinks to nothing.
- * Every other module of session-store is the storage interface and what is built on it alone.
- */
-export const sessionStoreNodeModules = [
-  "FileSnapshot.ts",
-  "IdSource.ts",
-  "JsonlStore.ts",
-  "SessionCatalog.ts",
-  "internal/catalogInfo.ts",
-  "internal/crc32.ts",
-  "internal/lines.ts",
-  "internal/lockService.ts",
-  "internal/lockTakeover.ts",
-  "internal/memoryBackend.ts",
-  "internal/memoryVolume.ts",
-  "internal/nodeBackend.ts",
-  "internal/nodeHandles.ts",
-  "internal/nodeKnownAppends.ts",
-  "internal/nodeLockFiles.ts",
-  "internal/nodePaths.ts",
-  "internal/repair/utf8.ts",
-  "testing/Children.ts",
-  "testing/Harness.ts",
-  "testing/conformance/fileBackends.ts"
-].map((file) => `packages/session-store/src/${file}`)
-
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/.turbo/**", "**/*.d.mts", "fixtures/**"] },
   ...tseslint.configs.recommended,
@@ -67,7 +38,6 @@ export default tseslint.config(
   // package (a cycle of value imports anywhere is `pnpm lint:cycles`, dpdm)
   {
     files: ["packages/session-store/src/**/*.ts"],
-    ignores: sessionStoreNodeModules,
     rules: {
       "no-restricted-imports": ["error", {
         paths: builtinModules.filter((name) => !name.startsWith("_")).map((name) => ({

@@ -7,7 +7,8 @@ const repoRoot = resolve(import.meta.dirname, "..", "..")
 
 /** Loads the built packages; `state(file)` opens read-only, `answers(state)` gives `context` / `tree` / `info`. */
 export const loadBranchlog = async () => {
-  const { SessionManager, SessionStore } = await import(join(repoRoot, "packages/session-store/dist/index.js"))
+  const { SessionManager } = await import(join(repoRoot, "packages/session-store/dist/index.js"))
+  const { SessionStore } = await import(join(repoRoot, "packages/store-jsonl/dist/index.js"))
   const { JsonView } = await import(join(repoRoot, "packages/session-core/dist/index.js"))
   const { Effect } = await import(join(repoRoot, "packages/session-store/node_modules/effect/dist/esm/index.js"))
   /** The store's read-only open; the file must be byte-identical afterwards. */

@@ -8,7 +8,7 @@
 //   pnpm differential:resume [--count 100] [--seed 1] [--ops 12] [--rounds 4] [--shapes v3,openclaw,v2] [--out DIR]
 //
 // Needs pi 0.73.1 (installed on demand into the references cache, see references.mjs) and
-// `pnpm build` (it loads session-store's dist; the root script builds it). Mismatching files (with
+// `pnpm build` (it loads session-store's and store-jsonl's dist; the root script builds them). Mismatching files (with
 // their index and both answers) are saved in `--out` (default: a temporary folder, kept then).
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -28,8 +28,9 @@ const { values: args } = parseArgs({
   }
 })
 const repoRoot = resolve(import.meta.dirname, "..", "..")
-const dist = join(repoRoot, "packages/session-store/dist")
-const { SessionManager, SessionStore, IdSource, SessionFiles } = await import(join(dist, "index.js"))
+const dist = join(repoRoot, "packages/store-jsonl/dist")
+const { IdSource, SessionManager } = await import(join(repoRoot, "packages/session-store/dist/index.js"))
+const { SessionStore, SessionFiles } = await import(join(dist, "index.js"))
 const Format = await import(join(dist, "internal/index/format.js"))
 const { Effect } = await import(join(repoRoot, "packages/session-store/node_modules/effect/dist/esm/index.js"))
 const Pi = await loadPi()

@@ -10,13 +10,15 @@
 // and so does a package that registered no backend. Failing cases are named on stderr. Exits
 // non-zero when anything failed or no backend ran.
 //
-// session-store registers three backends: `jsonl` (JSONL files in real temporary folders),
-// `memory` (`MemoryStore`, the in-memory backend: rows in plain state, no filesystem) and
-// `jsonl-memfs` (the JSONL files on one in-memory volume), so the output starts
-//   jsonl: N passed, 0 failed
+// session-store registers `memory` (`MemoryStore`, the in-memory backend: rows in plain state, no
+// filesystem); store-jsonl registers `jsonl` (JSONL files in real temporary folders) and
+// `jsonl-memfs` (the JSONL files on one in-memory volume); store-sqlite `sqlite`, store-postgres
+// `postgres`. Packages run in folder order, so the output is
 //   memory: N passed, 0 failed
+//   jsonl: N passed, 0 failed
 //   jsonl-memfs: N passed, 0 failed
-// and other packages' backends (sqlite, postgres, …) follow in their packages' order.
+//   postgres: N passed, 0 failed
+//   sqlite: N passed, 0 failed
 //
 // Arguments: package folder names to run only those (e.g. `pnpm conformance session-store`).
 import { spawnSync } from "node:child_process"

@@ -12,7 +12,8 @@ import {
   ToolRegistry,
   Workspace
 } from "@branchlog/agent-session"
-import { SessionManager, SessionStore } from "@branchlog/session-store"
+import { SessionManager } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as os from "node:os"

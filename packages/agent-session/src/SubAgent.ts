@@ -40,9 +40,9 @@ export interface Settings {
 }
 
 /** The factory over the session store in context: child files beside the parent's, written at once. */
-export const storeSessions: Effect.Effect<SessionFactory, never, SessionManager.Requirements> = Effect.map(
-  Effect.context<SessionManager.Requirements>(),
-  (context: Context.Context<SessionManager.Requirements>): SessionFactory => ({
+export const storeSessions: Effect.Effect<SessionFactory, never, SessionManager.StoreRequirement> = Effect.map(
+  Effect.context<SessionManager.StoreRequirement>(),
+  (context: Context.Context<SessionManager.StoreRequirement>): SessionFactory => ({
     create: ({ cwd, parentSession, sessionDir }) =>
       Effect.gen(function*() {
         const sm = yield* Manager.create(cwd, sessionDir)

@@ -3,7 +3,8 @@
  * streams server-sent events. Requests are bounded (body size and count).
  */
 import { type AgentMessage, LlmMessages } from "@branchlog/session-core"
-import { SessionManager, SessionStore } from "@branchlog/session-store"
+import { SessionManager } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
 import { NodeHttpClient } from "@effect/platform-node"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"

@@ -5,8 +5,9 @@
  * `tree` listing a session's children.
  */
 import { AgentSession, ModelRegistry, ScriptedModel, SubAgent, ToolRegistry } from "@branchlog/agent-session"
-import { SessionManager, SessionStore } from "@branchlog/session-store"
-import { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { SessionManager } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
+import { MemoryFileSystem } from "@branchlog/store-jsonl/testing"
 import * as Effect from "effect/Effect"
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs"
 import * as http from "node:http"

@@ -1,4 +1,4 @@
-import { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { MemoryFileSystem } from "@branchlog/store-jsonl/testing"
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"

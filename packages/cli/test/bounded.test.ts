@@ -4,7 +4,7 @@
  * `context` then answers exactly as `--full` does, `show` prints the branch from the last
  * compaction's kept entry (with a note) and `--full` from the root.
  */
-import { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { MemoryFileSystem } from "@branchlog/store-jsonl/testing"
 import { describe, expect, it } from "vitest"
 import { runInMemory } from "./support/harness.js"
 

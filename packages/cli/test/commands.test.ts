@@ -1,5 +1,5 @@
 import { Messages } from "@branchlog/session-core/testing"
-import { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { MemoryFileSystem } from "@branchlog/store-jsonl/testing"
 import { fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "vitest"
 import { runInMemory } from "./support/harness.js"

@@ -1,4 +1,4 @@
-import { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { MemoryFileSystem } from "@branchlog/store-jsonl/testing"
 import { comparable, fixtures } from "@branchlog/tooling/fixtures"
 import { copyFileSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"

@@ -1,6 +1,6 @@
 // fsck and repair for what pi 1.6 and the references' readers bring: a byte-order mark, CRLF line
 // ends, context edits of unknown entries, and message rows that are not entries.
-import { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { MemoryFileSystem } from "@branchlog/store-jsonl/testing"
 import { describe, expect, it } from "vitest"
 import { runInMemory } from "./support/harness.js"
 

@@ -4,7 +4,8 @@
  * a writer loses and changes nothing; `--no-index` writes none; a folder the reader cannot write
  * answers all the same, with no index and no error.
  */
-import { SessionManager, SessionStore } from "@branchlog/session-store"
+import { SessionManager } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"

@@ -5,7 +5,8 @@
  * sessions by `ls`, `fsck DIR`, `migrate DIR` or `continueRecent`; a line over the line ceiling is
  * reported by `fsck` with its line and offset and kept byte for byte by `repair`.
  */
-import { SessionManager, SessionStore } from "@branchlog/session-store"
+import { SessionManager } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
 import { execFileSync } from "node:child_process"

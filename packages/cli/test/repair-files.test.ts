@@ -4,7 +4,7 @@
  * rewritten at its target (the link stays a link).
  */
 import { Cli, Stdin } from "@branchlog/cli"
-import { SessionStore } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
 import { NodeContext } from "@effect/platform-node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

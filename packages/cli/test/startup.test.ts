@@ -2,7 +2,7 @@
  * The executable loads what the command line needs and nothing more: real processes, with a
  * loader hook recording every module they load (the speed itself is measured by `pnpm bench`).
  */
-import { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { MemoryFileSystem } from "@branchlog/store-jsonl/testing"
 import { spawnSync } from "node:child_process"
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"

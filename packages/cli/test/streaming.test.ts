@@ -5,8 +5,8 @@
  * in time are wide (they must hold on a loaded machine) and nothing asserts on a duration.
  */
 import { Messages } from "@branchlog/session-core/testing"
-import { SessionStore, TranscriptLock } from "@branchlog/session-store"
-import { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { SessionStore, TranscriptLock } from "@branchlog/store-jsonl"
+import { MemoryFileSystem } from "@branchlog/store-jsonl/testing"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"

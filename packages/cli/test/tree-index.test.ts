@@ -3,7 +3,8 @@
  * fixture, `tree` (and `tree --depth 1`, `tree --around` the leaf) through the index prints what
  * the whole read prints (`--no-index`); `info --json` from the index keeps today's fields.
  */
-import { SessionManager, SessionOutline, SessionStore } from "@branchlog/session-store"
+import { SessionManager } from "@branchlog/session-store"
+import { SessionOutline, SessionStore } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"

@@ -5,7 +5,7 @@
  * (nothing to write). Run: `npx -y pnpm@12.4.2 -F @branchlog/importers bench` (SESSIONS=N to change
  * the count). Figures go in the README; they are never asserted in tests.
  */
-import { SessionStore } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs"

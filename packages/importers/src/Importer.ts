@@ -8,8 +8,8 @@
  *
  * @since 0.1.0
  */
-import type { SessionManager } from "@branchlog/session-store"
-import { FileSnapshot, SessionCatalog, TranscriptFile } from "@branchlog/session-store"
+import type { SessionStore } from "@branchlog/store-jsonl"
+import { FileSnapshot, SessionCatalog, TranscriptFile } from "@branchlog/store-jsonl"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -68,7 +68,7 @@ export interface Outcome {
 }
 
 /** The services an import needs: session-store's. */
-export type Requirements = SessionManager.Requirements
+export type Requirements = SessionStore.Services
 
 const readAll = (path: string, length = Number.MAX_SAFE_INTEGER) =>
   Effect.flatMap(TranscriptFile.TranscriptFile, (files) =>

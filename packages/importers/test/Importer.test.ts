@@ -1,6 +1,7 @@
 import type { AgentMessage } from "@branchlog/session-core"
 import { Diagnostics } from "@branchlog/session-core"
-import { SessionManager, SessionStore } from "@branchlog/session-store"
+import { SessionManager } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"

@@ -56,6 +56,21 @@ export interface OpaqueLine extends Position {
   readonly raw: string
 }
 
+/**
+ * An opaque row that stands for a line too long to be a string (a backend's: the JSONL store's
+ * `OversizedRow`): where it is and how long, its `value` the fields its head shows, never its text
+ * (its `raw` throws). Code above the stores recognises it with {@link isOversized}.
+ */
+export interface OversizedLine extends OpaqueLine {
+  readonly oversized: true
+  /** Its length in bytes, without the `\n`. */
+  readonly byteLength: number
+}
+
+/** `true` for an {@link OversizedLine}. */
+export const isOversized = (line: ParsedLine): line is OversizedLine =>
+  line._tag === "Opaque" && (line as Partial<OversizedLine>).oversized === true
+
 /** A line that is not a JSON object (unparseable, torn, or another JSON value). */
 export interface CorruptLine extends Position {
   readonly _tag: "Corrupt"

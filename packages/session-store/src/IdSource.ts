@@ -12,7 +12,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
-import { randomUUID } from "node:crypto"
 
 /** The service: a source of random UUID strings (lowercase hex with dashes). */
 export interface IdSourceShape {
@@ -24,7 +23,7 @@ export interface IdSourceShape {
 export class IdSource extends Context.Tag("@branchlog/session-store/IdSource")<IdSource, IdSourceShape>() {}
 
 /** The default source: `crypto.randomUUID`. */
-export const random: IdSourceShape = { uuid: () => randomUUID() }
+export const random: IdSourceShape = { uuid: () => globalThis.crypto.randomUUID() }
 
 /** A repeatable source for tests: UUIDs from a counter mixed with a seed. */
 export const makeDeterministic = (seed = 1): IdSourceShape => {

@@ -251,6 +251,8 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
     return {
       name: "memory",
       resolve: serve,
+      // the sessions of a cwd live in a location named by it
+      defaultLocation: (cwd) => Effect.succeed(cwd),
       resolveLocation: (location) => location,
       locationOf: (ref) => ref._tag === "Memory" ? ref.location : ref._tag === "File" ? dirnameOf(ref.path) : "",
       refFor: (location, header) => SessionRef.memory(location, header.id),

@@ -4,14 +4,12 @@
  * byte (a backup of the original first, through the one destructive rewrite,
  * `TranscriptFile.replace`).
  *
- * Two halves. The pure one takes rows and gives findings ({@link diagnose}), a plan by line
- * number ({@link plan}) and the repaired rows ({@link apply}): no I/O, no clock, no randomness, and
- * no use of byte offsets beyond reporting them, so a store of rows runs it as the file backend
- * does. The effectful one reads a file ({@link check}) and repairs it under its lock
- * ({@link repair}), streaming its lines through as bytes; {@link scan} checks a file in one
- * streamed pass (memory: the longest line plus a small constant per entry), and invalid UTF-8
- * survives. A new header takes its id from `IdSource`, its
- * time from `Clock` and its cwd from the caller, so tests get the same bytes every run.
+ * This is the pure half, for every store: it takes rows and gives findings ({@link diagnose}), a
+ * plan by line number ({@link plan}) and the repaired rows ({@link apply}): no I/O, no clock, no
+ * randomness, and no use of byte offsets beyond reporting them, so a store of rows runs it as the
+ * file backend does. The file half (`check`, `scan`, `repair` of a JSONL file under its lock,
+ * streaming its lines through as bytes) is `@branchlog/store-jsonl`'s `Repair`, which re-exports
+ * this one.
  *
  * What repair does: corrupt lines, a torn tail and extra headers move to a sidecar
  * (`<file>.removed-<time>.txt`, byte for byte), blank lines are dropped, a late header moves to
@@ -22,7 +20,6 @@
  * @since 0.1.0
  */
 import * as Diagnoses from "./internal/repair/diagnosis.js"
-import * as Files from "./internal/repair/files.js"
 import * as Plans from "./internal/repair/plan.js"
 
 /** A finding session-core's diagnostics do not make: a torn tail, a missing final newline, an oversized line, an old version. */
@@ -61,18 +58,6 @@ export type PlanOptions = Plans.PlanOptions
 /** The repaired rows and the rows moved aside. */
 export type Applied = Plans.Applied
 
-/** Errors of reading a session's lines. */
-export type ReadError = Files.ReadError
-
-/** Errors of a repair: reading, the lock, the rewrite. */
-export type RepairError = Files.RepairError
-
-/** Options of {@link repair}: the cwd of a new header, the lock's options. */
-export type RepairOptions = Files.RepairOptions
-
-/** What {@link repair} did: `NothingToRepair`, or `Repaired` with the backup, the fixes and the sidecar. */
-export type Repaired = Files.Repaired
-
 /** Every finding of the rows, in `fsck`'s order, with the state they fold into (pure). */
 export const diagnose = Diagnoses.diagnose
 
@@ -97,26 +82,11 @@ export const plan = Plans.plan
 /** What a plan does with the row on a line. */
 export const disposition = Plans.disposition
 
+/** The store findings of a stream of rows read one by one: a torn tail, a missing final newline, oversized lines, an old version. */
+export const storeFindings = Diagnoses.storeFindings
+
+/** The `OversizedLine` finding of a row that stands for a line over the line ceiling, else `undefined`. */
+export const oversizedFinding = Diagnoses.oversizedFinding
+
 /** A plan applied to rows: what a store of rows writes, and what it keeps aside (pure). */
 export const apply = Plans.apply
-
-/** Reads every line of a session file as it is on disk and diagnoses it (needs `TranscriptFile`; ids of an in-memory migration from `IdSource`). */
-export const check = Files.check
-
-/**
- * The findings of {@link check} in one streamed pass: memory is bounded by the longest line plus
- * a few tens of bytes per entry, never by the rows' content (an older version is checked whole).
- */
-export const scan = Files.scan
-
-/** A line of bytes that are not UTF-8 (`Finding` `InvalidUtf8`). */
-export type InvalidUtf8 = Files.InvalidUtf8
-
-/**
- * The lines of a file that hold bytes that are not UTF-8, in one raw read (what `check` adds to
- * its findings): every reader sees U+FFFD there, and a copy to another store writes it.
- */
-export const invalidUtf8 = Files.invalidUtf8
-
-/** Repairs a session file under its lock, with a backup (needs `TranscriptFile` and `TranscriptLock`; `IdSource` and `Clock`). */
-export const repair = Files.repair

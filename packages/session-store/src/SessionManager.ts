@@ -21,7 +21,6 @@
 import type { AgentMessage, Entry, SessionContext as Context, SessionState, Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { FileSnapshot } from "./FileSnapshot.js"
 import type * as Appends from "./internal/manager/appends.js"
 import { makeCore } from "./internal/manager/core.js"
 import * as Factories from "./internal/manager/factories.js"
@@ -37,11 +36,8 @@ import type {
 } from "./SessionError.js"
 import { ContextEditRefusedError, EntryNotFoundError } from "./SessionError.js"
 import type * as SessionRef from "./SessionRef.js"
-import type { TranscriptFile } from "./TranscriptFile.js"
-import type { TranscriptLock } from "./TranscriptLock.js"
-import type * as TranscriptLockModule from "./TranscriptLock.js"
 import { TranscriptStore } from "./TranscriptStore.js"
-import type { LoadReport as StoreLoadReport, StaleCursorError, StoreFailure } from "./TranscriptStore.js"
+import type { HoldOptions, LoadReport as StoreLoadReport, StaleCursorError, StoreFailure } from "./TranscriptStore.js"
 
 /** What opening found: corrupt lines, a torn tail, migration, header recovery, backups, bytes read. */
 export type LoadReport = StoreLoadReport
@@ -52,8 +48,12 @@ export interface Options {
   readonly eagerFlush?: boolean
   /** `"fsync"` makes every append durable before it returns (default `"none"`). */
   readonly durability?: "none" | "fsync"
-  /** Options of the exclusive hold (the transcript lock, for files) taken for each write. */
-  readonly lock?: TranscriptLockModule.LockOptions
+  /**
+   * Options of the exclusive hold taken for each write, passed to the store as they are: the
+   * interface's {@link HoldOptions}, and any of a backend's own (the JSONL transcript lock's
+   * `graceMs`, say).
+   */
+  readonly lock?: HoldOptions & { readonly [backendOption: string]: unknown }
 }
 
 /** Options of `open`: also `readOnly` (migrate and recover in memory only, never write). */
@@ -72,14 +72,11 @@ export type WriteError = StoreFailure | StaleCursorError | SessionFileConflictEr
  */
 export type OpenError = StoreFailure | SessionRef.InvalidSessionRefError
 
-/** The service the factories need: a store (`SessionStore.layerNode` gives the JSONL one over real files). */
-export type StoreRequirement = TranscriptStore
-
 /**
- * What `SessionStore.layerNode` / `layerMemory` provide: the store and the file-level services
- * under it (the factories need only the store, {@link StoreRequirement}).
+ * The one service the factories need: a store (`@branchlog/store-jsonl`'s `SessionStore.layerNode`
+ * gives the JSONL one over real files, `MemoryStore.layer` one in memory).
  */
-export type Requirements = TranscriptStore | TranscriptFile | FileSnapshot | TranscriptLock
+export type StoreRequirement = TranscriptStore
 
 /** A session: reads are synchronous, writes are Effects. */
 export interface SessionManager {
@@ -254,7 +251,7 @@ export const create = (
 ): Effect.Effect<SessionManager, WriteError, StoreRequirement> =>
   Effect.gen(function*() {
     const services = yield* Factories.servicesOf
-    const dir = services.store.resolveLocation(yield* Factories.resolveDir(sessionDir, cwd))
+    const dir = services.store.resolveLocation(yield* Factories.resolveDir(services.store, sessionDir, cwd))
     const core = makeCore(services, options, { cwd, sessionDir: dir, ref: undefined, persist: true })
     const header = yield* newHeader(core)
     startNew(core, [{ _tag: "Header", header }], services.store.refFor(dir, header))
@@ -311,8 +308,9 @@ export const continueRecent = (
   options: Options = {}
 ): Effect.Effect<SessionManager, OpenError | WriteError, StoreRequirement> =>
   Effect.gen(function*() {
-    const dir = yield* Factories.resolveDir(sessionDir, cwd)
-    const recent = yield* (yield* TranscriptStore).mostRecent(dir)
+    const store = yield* TranscriptStore
+    const dir = yield* Factories.resolveDir(store, sessionDir, cwd)
+    const recent = yield* store.mostRecent(dir)
     return Option.isSome(recent) ? yield* open(recent.value, dir, undefined, options) : yield* create(cwd, dir, options)
   })
 

@@ -1,7 +1,8 @@
 /**
  * One `TranscriptStore` over several backends: each {@link Driver} serves one kind of
  * `SessionRef` (and the locations of its scheme, `sqlite:PATH`, `postgres://…`), and a default
- * store (the JSONL files of `SessionStore.layerNode`) serves the rest. Every operation goes to the
+ * store (the one in context: the JSONL files of `@branchlog/store-jsonl`'s `StoreRouter.layerNode`,
+ * say) serves the rest. Every operation goes to the
  * backend its reference or location names, so code above the store (`SessionManager`,
  * `SessionCatalog`, the CLI) never knows which backend it talks to.
  *
@@ -9,7 +10,7 @@
  * when a reference names it), and closed with it.
  *
  * ```ts
- * import { StoreRouter, SessionStore } from "@branchlog/session-store"
+ * import { StoreRouter } from "@branchlog/store-jsonl"
  * import { driver as sqlite } from "@branchlog/store-sqlite"
  *
  * const layer = StoreRouter.layerNode([sqlite]) // files, and sqlite:PATH#ID
@@ -24,12 +25,7 @@ import * as Layer from "effect/Layer"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { FileSnapshot } from "./FileSnapshot.js"
-import * as JsonlStore from "./JsonlStore.js"
 import type * as SessionRef from "./SessionRef.js"
-import * as SessionStore from "./SessionStore.js"
-import type { TranscriptFile } from "./TranscriptFile.js"
-import type { TranscriptLock } from "./TranscriptLock.js"
 import type {
   ActiveResult,
   SearchHit,
@@ -98,6 +94,7 @@ export const make = (
     return {
       name: [fallback.name, ...drivers.map((d) => d.kind.toLowerCase())].join("+"),
       resolve: (ref) => Effect.flatMap(byRef(ref), (store) => store.resolve(ref)),
+      defaultLocation: (cwd) => fallback.defaultLocation(cwd),
       resolveLocation: (location) => byLocation(location).addressing.resolveLocation(location),
       locationOf: (ref) => routeOfRef(ref).addressing.locationOf(ref),
       refFor: (location, header) => byLocation(location).addressing.refFor(location, header),
@@ -144,17 +141,3 @@ export const make = (
 /** The router as a layer over the default store in context (`TranscriptStore`), replacing it. */
 export const layer = (drivers: ReadonlyArray<Driver>): Layer.Layer<TranscriptStore, never, TranscriptStore> =>
   Layer.scoped(TranscriptStore, Effect.flatMap(TranscriptStore, (fallback) => make(fallback, drivers)))
-
-/** JSONL files over node:fs (with the file-level services) and every reference the `drivers` serve. */
-export const layerNode = (
-  drivers: ReadonlyArray<Driver>,
-  options: JsonlStore.Options = {}
-): Layer.Layer<SessionStore.Services> =>
-  Layer.provideMerge(layer(drivers), SessionStore.layerNodeWith(options)) as Layer.Layer<SessionStore.Services>
-
-/** The same over the file-level services in context (the memory volume's, in tests). */
-export const layerWith = (
-  drivers: ReadonlyArray<Driver>,
-  options: JsonlStore.Options = {}
-): Layer.Layer<TranscriptStore, never, TranscriptFile | FileSnapshot | TranscriptLock> =>
-  Layer.provide(layer(drivers), JsonlStore.layer(options))

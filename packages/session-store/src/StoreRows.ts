@@ -8,15 +8,21 @@
  *
  * @since 0.1.0
  */
+import type { SessionState } from "@branchlog/session-core"
 import { Line } from "@branchlog/session-core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Active from "./internal/store/active.js"
-import { fold as foldRows, isCurrent as isCurrentRows, recover as recoverRows } from "./internal/store/rows.js"
+import {
+  fold as foldRows,
+  isCurrent as isCurrentRows,
+  recover as recoverRows,
+  withBlanks as withBlanksRows
+} from "./internal/store/rows.js"
 import * as Search from "./internal/store/search.js"
-import { infoReader } from "./SessionCatalog.js"
+import { infoReader } from "./SessionListing.js"
 import type * as SessionRef from "./SessionRef.js"
 import type {
   ActiveLoaded,
@@ -30,6 +36,7 @@ import type {
   StoreFailure
 } from "./TranscriptStore.js"
 import { emptyReport } from "./TranscriptStore.js"
+import { BackendFailureError } from "./TranscriptStoreError.js"
 
 /** A state folded from rows, with the id of the last row and whether any message is an assistant's. */
 export type Folded = ReturnType<typeof foldRows>
@@ -56,6 +63,35 @@ export const recover = (
   lines: ReadonlyArray<Line.ParsedLine>,
   cwd: string
 ): Effect.Effect<Recovered> => recoverRows(lines, cwd)
+
+/**
+ * Every row of a state in order with the blank lines (which the state does not keep) put back
+ * where they were (by line number): what a load's `rows()` gives.
+ */
+export const withBlanks: (
+  state: SessionState.SessionState,
+  blanks: ReadonlyArray<Line.BlankLine>
+) => Array<Line.ParsedLine> = withBlanksRows
+
+/**
+ * A database store's `defaultLocation`: the location its options name (`configured`, in its
+ * canonical form), else a `BackendFailureError` (operation `defaultLocation`) that asks for one.
+ */
+export const configuredLocation = (
+  store: string,
+  configured: string | undefined,
+  resolve: (location: string) => string
+): Effect.Effect<string, BackendFailureError> =>
+  configured === undefined
+    ? Effect.fail(
+      new BackendFailureError({
+        store,
+        location: "(none)",
+        operation: "defaultLocation",
+        detail: `no location was named and the ${store} store has no default: name one, or give the store's \`defaultLocation\` option`
+      })
+    )
+    : Effect.succeed(resolve(configured))
 
 /** Stored texts parsed at row positions (row `i`: line `i + 1`, offset `i`), from index `from`. */
 export const parse = (texts: ReadonlyArray<string>, from = 0): Array<Line.ParsedLine> => {

@@ -330,6 +330,12 @@ export interface TranscriptStoreShape {
   readonly name: string
   /** The reference in its canonical form (files: an absolute path); fails for a kind this store does not serve. */
   readonly resolve: (ref: SessionRef.SessionRef) => Effect.Effect<SessionRef.SessionRef, StoreFailure>
+  /**
+   * Where the sessions of `cwd` go when the caller names no location: the store's own default
+   * (files: the agent folder's `sessions/--<cwd>--`; memory: `cwd`; a database: the one its
+   * options name, else `BackendFailureError`, operation `defaultLocation`).
+   */
+  readonly defaultLocation: (cwd: string) => Effect.Effect<string, StoreFailure>
   /** A location in its canonical form (files: an absolute folder). */
   readonly resolveLocation: (location: string) => string
   /** The location a session belongs to (files: its folder). */

@@ -1,7 +1,7 @@
 /**
- * The store conformance suite against the JSONL backend over real temporary folders (`jsonl`), the
- * in-memory backend `MemoryStore` (`memory`: rows in plain state, no filesystem at all), and the
- * JSONL backend over one in-memory volume (`jsonl-memfs`), each given the reference fixtures.
+ * The store conformance suite against the in-memory backend `MemoryStore` (`memory`: rows in plain
+ * state, no filesystem at all), given the reference fixtures (the JSONL backends run it in
+ * `@branchlog/store-jsonl`, the SQL ones in theirs).
  * `pnpm conformance` counts this file's results per backend.
  */
 import { Conformance } from "@branchlog/session-store/testing"
@@ -9,9 +9,7 @@ import { fixtures } from "@branchlog/tooling/fixtures"
 import { expect, test } from "vitest"
 
 const all = fixtures()
-Conformance.suite(Conformance.jsonl(), { fixtures: all })
 Conformance.suite(Conformance.memory(), { fixtures: all })
-Conformance.suite(Conformance.jsonlMemfs(), { fixtures: all })
 
 // outside the backends' blocks (not counted by `pnpm conformance`): the suite keeps its size
 test("the suite holds at least 64 cases, each named once", () => {

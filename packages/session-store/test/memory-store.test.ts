@@ -7,7 +7,7 @@ import * as MemoryStore from "../src/MemoryStore.js"
 import * as SessionManager from "../src/SessionManager.js"
 import * as SessionRef from "../src/SessionRef.js"
 import { TranscriptStore } from "../src/TranscriptStore.js"
-import { assistant, entryLine, headerLine, user } from "./support/messages.js"
+import { assistant, entryRow as entryLine, headerRow as headerLine, user } from "../src/testing/conformance/support.js"
 
 /** A fresh memory store over a state the test can read. */
 const setup = () => {

@@ -13,7 +13,8 @@
  *
  * @since 0.1.0
  */
-import { StoreError, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
+import { StoreError } from "@branchlog/session-store"
+import { TranscriptFile, TranscriptLock } from "@branchlog/store-jsonl"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"

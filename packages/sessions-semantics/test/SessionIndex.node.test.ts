@@ -2,7 +2,7 @@
  * SessionIndex over real files: the shared behavioural suite, and concurrent upserts from four
  * real processes (each its own Node, tsx and lock) that must lose nothing.
  */
-import { Harness } from "@branchlog/session-store/testing"
+import { Harness } from "@branchlog/store-jsonl/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"

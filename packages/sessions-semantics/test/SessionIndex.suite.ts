@@ -2,7 +2,7 @@
  * The behavioural suite of SessionIndex, run against every store backend (the store's testing `Harness`).
  * Layers are provided per test (one `layer()` per file is the @effect/vitest 0.30 rule).
  */
-import type { Harness } from "@branchlog/session-store/testing"
+import type { Harness } from "@branchlog/store-jsonl/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -5,7 +5,7 @@
  */
 import { Messages } from "@branchlog/session-core/testing"
 import { SessionManager } from "@branchlog/session-store"
-import * as TestingStore from "@branchlog/session-store/testing"
+import * as TestingStore from "@branchlog/store-jsonl/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"

@@ -7,7 +7,7 @@
 import { Messages } from "@branchlog/session-core/testing"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
-import * as StoreRouter from "@branchlog/session-store/StoreRouter"
+import * as StoreRouter from "@branchlog/store-jsonl/StoreRouter"
 import { ResumeChecks } from "@branchlog/session-store/testing"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import * as Effect from "effect/Effect"
@@ -18,7 +18,7 @@ import { start, waitFor } from "./support/children.js"
 import { database, withClient } from "./support/db.js"
 
 /** Runs a test's effect with a router over a store of its own (pools closed after). */
-const run = <A, E>(effect: Effect.Effect<A, E, SessionManager.Requirements>) =>
+const run = <A, E>(effect: Effect.Effect<A, E, import("@branchlog/store-jsonl/SessionStore").Services>) =>
   Effect.runPromise(
     Effect.scoped(effect.pipe(Effect.provide(StoreRouter.layerNode([PostgresStore.driver])))) as Effect.Effect<A, E>
   )

@@ -26,7 +26,7 @@
  */
 import { Synthetic } from "@branchlog/session-core/testing"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
-import * as SessionStore from "@branchlog/session-store/SessionStore"
+import * as SessionStore from "@branchlog/store-jsonl/SessionStore"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { ms, rate, ratio, table } from "@branchlog/tooling/bench"
 import Database from "better-sqlite3"

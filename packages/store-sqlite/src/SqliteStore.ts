@@ -67,6 +67,11 @@ export interface Options {
    * storage order (the most recently written sessions, each one's latest messages), by bm25.
    */
   readonly searchCandidates?: number
+  /**
+   * The database of a session created without a location (`sqlite:PATH` or a path): the store's
+   * `defaultLocation`. Without it, such a create fails (`BackendFailureError`): name a location.
+   */
+  readonly defaultLocation?: string
 }
 
 /** How many matches a search ranks by default: a query matching more ranks its 2,000 most recent. */
@@ -316,6 +321,7 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
       name: "sqlite",
       resolve: serve,
       ...addressing,
+      defaultLocation: () => StoreRows.configuredLocation("sqlite", options.defaultLocation, addressing.resolveLocation),
       load,
       loadActive: (r, o) =>
         Effect.flatMap(serve(r), (served) => Active.loadActive(activeDeps, served, keyOf(served), o)),

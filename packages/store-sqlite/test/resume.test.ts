@@ -6,7 +6,7 @@
  */
 import { Messages } from "@branchlog/session-core/testing"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
-import * as StoreRouter from "@branchlog/session-store/StoreRouter"
+import * as StoreRouter from "@branchlog/store-jsonl/StoreRouter"
 import { ResumeChecks } from "@branchlog/session-store/testing"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { describe, expect, it } from "@effect/vitest"

@@ -99,7 +99,8 @@ const appTsconfig = JSON.stringify({
  */
 const inferredExports = [
   `import * as Effect from "effect/Effect"`,
-  `import { SessionCatalog, SessionManager, TranscriptStore } from "@branchlog/session-store"`,
+  `import { SessionManager, TranscriptStore } from "@branchlog/session-store"
+import { SessionCatalog } from "@branchlog/store-jsonl"`,
   `export const open = (path: string) => SessionManager.open(path)`,
   `export const create = () => SessionManager.create("/work")`,
   `export const recent = () => SessionManager.continueRecent("/work")`,

@@ -2,7 +2,8 @@
  * A second process writing to a session while the agent streams: opens the file with the
  * store's SessionManager and appends one custom message. Usage: child.ts <file> <text>
  */
-import { IdSource, SessionManager, SessionStore } from "@branchlog/session-store"
+import { IdSource, SessionManager } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 

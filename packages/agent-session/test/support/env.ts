@@ -1,6 +1,7 @@
 /** Shared helpers of the AgentSession suites: temporary folders, scripted sessions, transcript rows. */
 import type { SessionManager } from "@branchlog/session-store"
-import { IdSource, SessionStore } from "@branchlog/session-store"
+import { IdSource } from "@branchlog/session-store"
+import { SessionStore } from "@branchlog/store-jsonl"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

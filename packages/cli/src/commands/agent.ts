@@ -1,7 +1,8 @@
 /** `branchlog demo` and `branchlog run`: the agent loop of @branchlog/agent-session over a real session file. */
 import type { LanguageModel, ModelRegistry, ScriptedModel } from "@branchlog/agent-session"
 import type { AgentMessage } from "@branchlog/session-core"
-import { SessionCatalog, SessionManager } from "@branchlog/session-store"
+import { SessionManager } from "@branchlog/session-store"
+import { SessionCatalog } from "@branchlog/store-jsonl"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

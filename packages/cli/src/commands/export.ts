@@ -1,5 +1,5 @@
 /** `branchlog export FILE --html OUT | --md OUT [--json]` (OUT `-`: stdout). */
-import { TranscriptFile } from "@branchlog/session-store"
+import { TranscriptFile } from "@branchlog/store-jsonl"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

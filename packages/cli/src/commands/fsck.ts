@@ -1,7 +1,8 @@
 /** `fsck`, `repair` and `migrate`: what is wrong with session files, and fixing what can be fixed without losing data. */
 import type { Diagnostics } from "@branchlog/session-core"
 import { Entry } from "@branchlog/session-core"
-import { Repair, SessionFiles, SessionManager, TranscriptFile, TranscriptLock } from "@branchlog/session-store"
+import { SessionManager } from "@branchlog/session-store"
+import { Repair, SessionFiles, TranscriptFile, TranscriptLock } from "@branchlog/store-jsonl"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

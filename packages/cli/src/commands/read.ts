@@ -1,6 +1,7 @@
 /** The read commands `info`, `tree`, `context` (`show` and `continue`: show.ts). They never modify a file. */
 import { JsonView } from "@branchlog/session-core"
-import type { SessionManager, SessionOutline } from "@branchlog/session-store"
+import type { SessionManager } from "@branchlog/session-store"
+import type { SessionOutline } from "@branchlog/store-jsonl"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"

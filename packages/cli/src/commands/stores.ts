@@ -3,7 +3,8 @@
  * and `search` (messages by text, in a store that indexes it). Both reach the stores only through
  * session-store's `TranscriptStore` (the router over the backends present), never a backend.
  */
-import { Repair, SessionCopy, SessionRef, TranscriptStore } from "@branchlog/session-store"
+import { SessionCopy, SessionRef, TranscriptStore } from "@branchlog/session-store"
+import { Repair } from "@branchlog/store-jsonl"
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

@@ -5,7 +5,7 @@
  * sessions found are then summarised as `SessionCatalog.list` does (their first message, and their
  * order: latest activity first), so the lines are those of a listing of the whole folder.
  */
-import { OversizedLine, SessionCatalog, SessionFiles, TranscriptFile } from "@branchlog/session-store"
+import { OversizedLine, SessionCatalog, SessionFiles, TranscriptFile } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { dirname, resolve, sep } from "node:path"

@@ -6,7 +6,7 @@
  * database driver. A scheme named whose backend cannot be served is reported, never left to the
  * file store (which would take `sqlite:./s.db` for a path): the command stops with exit code 2.
  */
-import type { StoreRouter } from "@branchlog/session-store"
+import type { StoreRouter } from "@branchlog/store-jsonl"
 
 interface Known {
   readonly schemes: ReadonlyArray<string>

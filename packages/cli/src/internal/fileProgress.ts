@@ -5,7 +5,7 @@
  * "reading FILE: 212 MB of 723 MB (29%), 48 MB/s", redrawn at most every 100 ms and cleared when
  * the read ends. Only on a terminal and never with `--json` (the caller decides); a pipe gets nothing.
  */
-import { FileSnapshot, TranscriptFile } from "@branchlog/session-store"
+import { FileSnapshot, TranscriptFile } from "@branchlog/store-jsonl"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -5,7 +5,7 @@
  * and the gateway's `~/.openclaw/agents/<agentId>/sessions/`, one folder per agent for every cwd).
  * `~` is the user's home (`$HOME`), so tests point all of them at a temporary folder.
  */
-import { SessionCatalog, TranscriptFile } from "@branchlog/session-store"
+import { SessionCatalog, TranscriptFile } from "@branchlog/store-jsonl"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"

@@ -4,7 +4,7 @@
  * command takes waits at most (through the lock options of each acquire); `--no-index`, which
  * keeps read commands from writing a session's sidecar index.
  */
-import { TranscriptLock } from "@branchlog/session-store"
+import { TranscriptLock } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 

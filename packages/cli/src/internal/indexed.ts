@@ -4,7 +4,8 @@
  * `--no-index` was given. `None` whenever the index cannot answer exactly: the commands then read
  * the session whole, as before.
  */
-import { SessionOutline, SessionRef } from "@branchlog/session-store"
+import { SessionRef } from "@branchlog/session-store"
+import { SessionOutline } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"

@@ -4,7 +4,8 @@
  * and in `$BRANCHLOG_STORE` when it is set; or, with `--last`, the most recent session of the
  * working folder (the first that `ls` lists).
  */
-import { FileSnapshot, SessionCatalog, SessionRef, TranscriptStore } from "@branchlog/session-store"
+import { SessionRef, TranscriptStore } from "@branchlog/session-store"
+import { FileSnapshot, SessionCatalog } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"

@@ -4,7 +4,8 @@
  * serves or refuses clearly. Read commands open read-only (an old version is migrated in memory,
  * nothing is written); write commands open for writing.
  */
-import { FileSnapshot, SessionManager, SessionRef } from "@branchlog/session-store"
+import { SessionManager, SessionRef } from "@branchlog/session-store"
+import { FileSnapshot } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"

@@ -1,6 +1,6 @@
 import { Cli, Stdin } from "@branchlog/cli"
-import { SessionStore } from "@branchlog/session-store"
-import type { MemoryFileSystem } from "@branchlog/session-store/testing"
+import { SessionStore } from "@branchlog/store-jsonl"
+import type { MemoryFileSystem } from "@branchlog/store-jsonl/testing"
 import { NodeContext } from "@effect/platform-node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"

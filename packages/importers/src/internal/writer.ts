@@ -6,7 +6,9 @@
  * over, so importing again writes nothing twice; the leaf ends where the source's was.
  */
 import type { Entry } from "@branchlog/session-core"
-import { FileSnapshot, IdSource, SessionManager } from "@branchlog/session-store"
+import { IdSource, SessionManager } from "@branchlog/session-store"
+import type { SessionStore } from "@branchlog/store-jsonl"
+import { FileSnapshot } from "@branchlog/store-jsonl"
 import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -129,7 +131,7 @@ export const write = (
   session: ImportedSession,
   target: Target,
   parentFile?: string
-): Effect.Effect<Written, DestinationError, SessionManager.Requirements> => {
+): Effect.Effect<Written, DestinationError, SessionStore.Services> => {
   const ids = steeredIds()
   const where = target._tag === "File" ? target.path : target.dir
   return Effect.gen(function*() {

@@ -6,7 +6,7 @@
  * ```ts
  * // test/conformance.test.ts
  * import { Conformance } from "@branchlog/session-store/testing"
- * Conformance.suite(Conformance.jsonl())
+ * Conformance.suite(Conformance.memory())
  * ```
  *
  * `suite` registers one block named `conformance: <backend name>` (what `pnpm conformance`
@@ -45,13 +45,6 @@ export type {
   /** A named group of cases. */
   Group
 } from "./conformance/support.js"
-
-export {
-  /** The JSONL file backend over real temporary folders (`jsonl`). */
-  jsonl,
-  /** The JSONL file backend over one in-memory volume (`jsonl-memfs`). */
-  jsonlMemfs
-} from "./conformance/fileBackends.js"
 
 export {
   /** The in-memory backend (`memory`, `MemoryStore`): no filesystem, rows in plain state. */

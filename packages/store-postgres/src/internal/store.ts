@@ -47,6 +47,11 @@ export interface Options extends Pools.PoolOptions {
   readonly retryMs?: number
   /** How long the first connection to a database is tried before failing (default 3 s). */
   readonly firstConnectMs?: number
+  /**
+   * The database of a session created without a location (a `postgres://` URL): the store's
+   * `defaultLocation`. Without it, such a create fails (`BackendFailureError`): name a location.
+   */
+  readonly defaultLocation?: string
 }
 
 type Ref = SessionRef.PostgresRef
@@ -349,6 +354,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
               if (rows.length === 0) return yield* new SessionNotFoundError({ ref: redact(key) })
             }))),
       search: (query) => Listing.search(listingDeps, query),
-      watch
+      watch,
+      defaultLocation: () => StoreRows.configuredLocation("postgres", options.defaultLocation, addressing.resolveLocation)
     } satisfies TranscriptStoreShape
   })

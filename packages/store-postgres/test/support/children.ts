@@ -1,5 +1,5 @@
-/** Child processes of this package for the multi-process tests (`@branchlog/session-store/testing`'s `Children`, run here). */
-import { Children } from "@branchlog/session-store/testing"
+/** Child processes of this package for the multi-process tests (`@branchlog/store-jsonl/testing`'s `Children`, run here). */
+import { Children } from "@branchlog/store-jsonl/testing"
 import * as path from "node:path"
 
 const cwd = Children.packageOf(import.meta.url)

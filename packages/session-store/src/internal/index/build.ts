@@ -7,9 +7,7 @@
  */
 import type { Line } from "@branchlog/session-core"
 import { Entry, SessionContext, SessionState, Tree } from "@branchlog/session-core"
-import type * as TranscriptFile from "../../TranscriptFile.js"
 import type { CorruptReport } from "../../TranscriptStore.js"
-import type { LineObserver } from "../jsonl/scan.js"
 import type { RowRef, Summary, Watermark } from "./format.js"
 import {
   hash52,
@@ -129,24 +127,6 @@ export class Tables {
     let n = 0
     for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[n++] = sorted[i]!
     return sorted.slice(0, n)
-  }
-}
-
-/**
- * A line observer that fills {@link Tables} (a fresh table on each attempt of the scan), sized
- * for lines of about 512 bytes in a file of `size` bytes (fewer copies as they grow).
- */
-export const recorder = (size = 0): { readonly observer: LineObserver; readonly tables: () => Tables } => {
-  const rows = Math.max(1024, Math.ceil(size / 512))
-  let tables = new Tables(rows, rows * 2)
-  return {
-    observer: {
-      start: () => {
-        tables = new Tables(rows, rows * 2)
-      },
-      line: (l: TranscriptFile.Line, parsed: Line.ParsedLine) => tables.row(l.offset, l.byteLength, parsed)
-    },
-    tables: () => tables
   }
 }
 

@@ -9,13 +9,23 @@
  * oversized line.
  */
 import { Entry, Line } from "@branchlog/session-core"
-import type * as TranscriptFile from "../../TranscriptFile.js"
 import type { CorruptReport } from "../../TranscriptStore.js"
 import { kindOf, Tables } from "./build.js"
 import type { RowRef, Summary } from "./format.js"
 import { KIND_MODEL, KIND_THINKING } from "./format.js"
 
 /** A summary caught up, with the new rows' records and ids (for a rewrite of the index). */
+/** Where a row was read: what a catch-up needs of a line beside its parsed row. */
+export interface LineSpan {
+  readonly line: number
+  readonly offset: number
+  readonly byteLength: number
+  /** `false` for a last line without its `\n` (a torn tail: the catch-up gives up). */
+  readonly terminated: boolean
+  /** Set for a line over the line ceiling (the catch-up gives up). */
+  readonly oversized?: unknown
+}
+
 export interface CaughtUp {
   readonly summary: Omit<Summary, "watermark">
   readonly tables: Tables
@@ -39,7 +49,7 @@ const settingsBefore = (rows: ReadonlyArray<RowRef>): Array<RowRef> => {
  */
 export const catchUp = (
   summary: Summary,
-  lines: ReadonlyArray<TranscriptFile.Line>,
+  lines: ReadonlyArray<LineSpan>,
   parsed: ReadonlyArray<Line.ParsedLine>,
   mayHaveId: (id: string) => boolean
 ): CaughtUp | undefined => {

@@ -7,8 +7,6 @@
 import { Line, SessionState } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import * as IdSource from "../../IdSource.js"
-import * as OversizedLine from "../../OversizedLine.js"
-import * as SessionCatalog from "../../SessionCatalog.js"
 import { InvalidSessionFileError } from "../../SessionError.js"
 import type {
   OpenError,
@@ -19,6 +17,7 @@ import type {
   WriteError
 } from "../../SessionManager.js"
 import * as SessionRef from "../../SessionRef.js"
+import type { StoreFailure, TranscriptStoreShape } from "../../TranscriptStore.js"
 import { TranscriptStore } from "../../TranscriptStore.js"
 import type { Core, Services } from "./core.js"
 import { makeCore } from "./core.js"
@@ -33,9 +32,12 @@ export const servicesOf: Effect.Effect<Services, never, StoreRequirement> = Effe
   } satisfies Services
 })
 
-/** The session folder: `dir`, or by default the folder of `cwd` (spec §6). */
-export const resolveDir = (dir: string | undefined, cwd: string): Effect.Effect<string> =>
-  dir === undefined ? SessionCatalog.defaultSessionDir(cwd) : Effect.succeed(dir)
+/** The session location: `dir`, or by default the store's for `cwd` (files: the folder of `cwd`, spec §6). */
+export const resolveDir = (
+  store: TranscriptStoreShape,
+  dir: string | undefined,
+  cwd: string
+): Effect.Effect<string, StoreFailure> => dir === undefined ? store.defaultLocation(cwd) : Effect.succeed(dir)
 
 /** What `open` and `resume` share: the reference resolved, the manager made, `fill` reading the session into it. */
 export const opening = <E>(
@@ -95,14 +97,14 @@ export const fork = (
       })
     }
     const cwd = targetCwd ?? sourceManager.getCwd()
-    const dir = services.store.resolveLocation(yield* resolveDir(sessionDir, cwd))
+    const dir = services.store.resolveLocation(yield* resolveDir(services.store, sessionDir, cwd))
     const core = makeCore(services, options, { cwd, sessionDir: dir, ref: undefined, persist: true })
     const header = yield* newHeader(core, { parentSession: sourceName })
     const ref = services.store.refFor(dir, header)
     const rows = SessionState.rows(sourceManager.getState()).filter((row) =>
       row._tag === "Entry" || row._tag === "LeafControl" || row._tag === "Opaque"
     )
-    const oversized = rows.find(OversizedLine.is)
+    const oversized = rows.find(Line.isOversized)
     if (oversized !== undefined) {
       return yield* new InvalidSessionFileError({
         path: sourceName,

@@ -4,9 +4,8 @@
  * (SQL) runs it over its rows as the file backend runs it over a file's lines. Byte offsets are
  * only reported, never used.
  */
-import type { Line, Migration as MigrationTypes } from "@branchlog/session-core"
-import { Diagnostics, Entry, Migration, SessionState } from "@branchlog/session-core"
-import * as OversizedLine from "../../OversizedLine.js"
+import type { Migration as MigrationTypes } from "@branchlog/session-core"
+import { Diagnostics, Entry, Line, Migration, SessionState } from "@branchlog/session-core"
 
 /** A finding session-core's `Diagnostics` does not make: about how the rows end, their size or their version. */
 export type StoreFinding =
@@ -165,13 +164,13 @@ export const diagnose = (rows: Rows, options: DiagnoseOptions = {}): Diagnosis =
 
 /** The `OversizedLine` finding of a line over the ceiling, else `undefined`. */
 export const oversizedFinding = (line: Line.ParsedLine): Finding | undefined =>
-  OversizedLine.is(line)
+  Line.isOversized(line)
     ? {
       _tag: "OversizedLine",
       line: line.line,
       offset: line.offset,
       byteLength: line.byteLength,
-      ...(line.value.id === undefined ? {} : { id: line.value.id })
+      ...(typeof line.value.id === "string" ? { id: line.value.id } : {})
     }
     : undefined
 

@@ -8,7 +8,6 @@
  */
 import type { Entry as EntryTypes, Line as LineTypes } from "@branchlog/session-core"
 import { Line } from "@branchlog/session-core"
-import * as OversizedLine from "../../OversizedLine.js"
 import type { Finding, Scanned } from "./diagnosis.js"
 import { isRepairable } from "./diagnosis.js"
 
@@ -69,7 +68,7 @@ export const disposition = (plan: Plan, line: number): Disposition =>
 
 /** A row without the byte-order mark that may start its text (only the first row can have one). */
 const withoutByteOrderMark = (line: LineTypes.ParsedLine): LineTypes.ParsedLine => {
-  if (line.line !== 1 || OversizedLine.is(line) || !Line.hasByteOrderMark(line)) return line
+  if (line.line !== 1 || Line.isOversized(line) || !Line.hasByteOrderMark(line)) return line
   const text = Line.withoutByteOrderMark(Line.serialize(line))
   return line._tag === "Corrupt" ? { ...line, raw: text } : Line.parse(text, line.line, line.offset)
 }

@@ -9,9 +9,9 @@
  * sequence, and gets the bounded state back; whatever cannot be trusted gives `undefined`.
  */
 import type { Entry, Line } from "@branchlog/session-core"
-import type * as TranscriptFile from "../../TranscriptFile.js"
 import type { Loaded } from "../../TranscriptStore.js"
 import { summarize, Tables } from "../index/build.js"
+import type { LineSpan } from "../index/catchup.js"
 import { catchUp } from "../index/catchup.js"
 import type { RowRef, Summary } from "../index/format.js"
 import { hash52, isSummary, probe } from "../index/format.js"
@@ -101,15 +101,12 @@ export const catchUpRows = (
   torn: boolean
 ): Active | undefined => {
   if (rows.length === 0) return torn ? undefined : active
-  const lines = rows.map((row, i): TranscriptFile.Line =>
-    ({
-      text: "",
-      line: row.line,
-      offset: row.offset,
-      byteLength: 0,
-      terminated: !(torn && i === rows.length - 1)
-    }) as unknown as TranscriptFile.Line
-  )
+  const lines = rows.map((row, i): LineSpan => ({
+    line: row.line,
+    offset: row.offset,
+    byteLength: 0,
+    terminated: !(torn && i === rows.length - 1)
+  }))
   const caught = catchUp(active.summary, lines, rows, mayHaveId(active))
   if (caught === undefined) return undefined
   const idCount = active.idCount + caught.tables.idCount

@@ -8,7 +8,7 @@ import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type * as SessionCatalog from "../../SessionCatalog.js"
+import type { SessionInfo } from "../../TranscriptStore.js"
 import type { InvalidSessionFileError } from "../../SessionError.js"
 import type * as SessionManager from "../../SessionManager.js"
 
@@ -27,7 +27,7 @@ export type Place = string
 /** One session found by listing a place. */
 export interface Listed {
   readonly ref: Ref
-  readonly info: SessionCatalog.SessionInfo
+  readonly info: SessionInfo
 }
 
 /** How the suite reaches sessions of one backend (`R`: the services its members need beyond the store). */

@@ -1,6 +1,6 @@
 /**
  * The listing contract: every backend lists a session with the same summary, field for field, as
- * `SessionCatalog.infoReader` reads from its rows (the one definition of a listing): the whole
+ * `SessionListing.infoReader` reads from its rows (the one definition of a listing): the whole
  * first user message, the text of every user and assistant message (not a preview), the name of
  * the latest `session_info`, the count of every `message` entry, the latest message time, the
  * fork's parent. Checked on rows written through a manager (a store keeping its summary row by row)
@@ -10,13 +10,14 @@ import { Line } from "@branchlog/session-core"
 import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as SessionCatalog from "../../SessionCatalog.js"
+import * as SessionListing from "../../SessionListing.js"
+import type { SessionInfo } from "../../TranscriptStore.js"
 import type { Listed, Place, Ref, Subject } from "./Backend.js"
 import type { Group } from "./support.js"
 import { assistant, entryRow, headerRow, raw, test, toolResult, user } from "./support.js"
 
 /** Every field of a summary a listing promises (the path is the backend's own way of naming). */
-const fields = (info: SessionCatalog.SessionInfo) => ({
+const fields = (info: SessionInfo) => ({
   id: info.id,
   cwd: info.cwd,
   name: info.name,
@@ -32,7 +33,7 @@ const fields = (info: SessionCatalog.SessionInfo) => ({
 const expected = <R>(subject: Subject<R>, ref: Ref) =>
   Effect.gen(function*() {
     const rows = yield* raw(subject, ref)
-    const reader = SessionCatalog.infoReader()
+    const reader = SessionListing.infoReader()
     for (let i = 0; i < rows.length; i++) {
       if (!reader.push(Line.parse(rows[i]!, i + 1, 0))) break
     }

@@ -1,0 +1,3 @@
+import { sharedConfig } from "@branchlog/tooling/vitest"
+
+export default sharedConfig()
