@@ -148,7 +148,8 @@ export const make = (state: State = makeState()): Effect.Effect<TranscriptStoreS
             return Effect.fail(
               new SessionFileConflictError({
                 path: key,
-                size: existing.rows.reduce((n, text) => n + text.length + 1, 0)
+                size: existing.rows.length,
+                unit: "rows"
               })
             )
           }

@@ -88,7 +88,8 @@ export const configuredLocation = (
         store,
         location: "(none)",
         operation: "defaultLocation",
-        detail: `no location was named and the ${store} store has no default: name one, or give the store's \`defaultLocation\` option`
+        detail:
+          `no location was named and the ${store} store has no default: name one, or give the store's \`defaultLocation\` option`
       })
     )
     : Effect.succeed(resolve(configured))

@@ -89,18 +89,21 @@ export class SearchUnsupportedError extends Schema.TaggedError<SearchUnsupported
 
 /**
  * A new session's rows were to be created where rows this writer never wrote already are: they
- * are not overwritten. `path` is the session (a file path or a reference); `size` is what is
- * there (bytes of a file, rows of a database session).
+ * are not overwritten. `path` is the session (a file path or a reference's string form); `size`
+ * is what is there, in `unit`s (`"bytes"` of a file, the default; `"rows"` of a database session).
  */
 export class SessionFileConflictError
   extends Schema.TaggedError<SessionFileConflictError>()("SessionFileConflictError", {
     path: Schema.String,
-    size: Schema.Number
+    size: Schema.Number,
+    unit: Schema.optional(Schema.Literal("bytes", "rows"))
   })
 {
-  /** Names the file and its size. */
+  /** Names the session and what is there. */
   override get message(): string {
-    return `session file already exists with ${this.size} bytes that this session never wrote: ${this.path}`
+    return this.unit === "rows"
+      ? `session already exists with ${this.size} rows that this session never wrote: ${this.path}`
+      : `session file already exists with ${this.size} bytes that this session never wrote: ${this.path}`
   }
 }
 

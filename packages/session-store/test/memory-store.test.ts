@@ -6,8 +6,8 @@ import * as path from "node:path"
 import * as MemoryStore from "../src/MemoryStore.js"
 import * as SessionManager from "../src/SessionManager.js"
 import * as SessionRef from "../src/SessionRef.js"
-import { TranscriptStore } from "../src/TranscriptStore.js"
 import { assistant, entryRow as entryLine, headerRow as headerLine, user } from "../src/testing/conformance/support.js"
+import { TranscriptStore } from "../src/TranscriptStore.js"
 
 /** A fresh memory store over a state the test can read. */
 const setup = () => {

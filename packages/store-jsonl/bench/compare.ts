@@ -23,7 +23,9 @@ import * as path from "node:path"
 const after = path.resolve(import.meta.dirname, "..")
 const before = process.env.BRANCHLOG_BENCH_BEFORE
 if (before === undefined || !fs.existsSync(path.join(before, "dist", "index.js"))) {
-  throw new Error("BRANCHLOG_BENCH_BEFORE must name another built package folder (store-jsonl, or session-store from before the move)")
+  throw new Error(
+    "BRANCHLOG_BENCH_BEFORE must name another built package folder (store-jsonl, or session-store from before the move)"
+  )
 }
 const rounds = Number(process.env.BRANCHLOG_BENCH_ROUNDS ?? 7)
 const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-bench-compare-"))

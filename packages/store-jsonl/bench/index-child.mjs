@@ -5,12 +5,12 @@
 //  file past what its index covers (base and update log; -1: no valid index)}.
 // usage: node bench/index-child.mjs FILE resume|build|full [runs]   (build: a resume that may write the index)
 //        node bench/index-child.mjs FILE pair RUNS OTHER           (resumes of FILE and OTHER interleaved)
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as fs from "node:fs"
 import * as Format from "../dist/internal/index/format.js"
 import * as Log from "../dist/internal/index/log.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../dist/SessionStore.js"
 
 /** The bytes of the file past what its index (base and log) covers, or -1 without a valid index. */

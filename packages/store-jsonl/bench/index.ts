@@ -21,6 +21,7 @@
  * bench/index.ts` in this package (`BRANCHLOG_BENCH_ENTRIES=N` for a smaller file). Figures, not a
  * gate: the machine is shared.
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { ms, ratio, table } from "@branchlog/tooling/bench"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -30,7 +31,6 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as SessionFiles from "../src/SessionFiles.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 
 const here = path.dirname(fileURLToPath(import.meta.url))

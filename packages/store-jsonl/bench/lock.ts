@@ -16,13 +16,13 @@
  * Run with `node --conditions=@branchlog/source --import tsx bench/lock.ts` (N=… for more rounds).
  * Timings on shared machines are noisy: figures, not a gate; the CPU time moves less with load.
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 import * as TranscriptLock from "../src/TranscriptLock.js"
 

@@ -16,6 +16,7 @@
  * Run with `pnpm bench` in this package. Timings on shared machines are noisy: figures, not a gate.
  */
 import { Synthetic } from "@branchlog/session-core/testing"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { measure, ms, rate, ratio, table } from "@branchlog/tooling/bench"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -23,7 +24,6 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as SessionCatalog from "../src/SessionCatalog.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 
 const runtime = ManagedRuntime.make(SessionStore.layerNode)

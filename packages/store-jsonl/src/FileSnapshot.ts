@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import type { FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,6 @@ import * as NodeBackend from "./internal/nodeBackend.js"
 import * as TailWindow from "./internal/tailWindow.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
-import type { FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 
 /** How many bytes before the snapshot's end are hashed by default. */
 export const DEFAULT_TAIL_BYTES = 4096

@@ -11,6 +11,9 @@
  */
 import type { Entry } from "@branchlog/session-core"
 import { Line } from "@branchlog/session-core"
+import * as SessionRef from "@branchlog/session-store/SessionRef"
+import type { Changes, TranscriptStoreShape } from "@branchlog/session-store/TranscriptStore"
+import { SessionNotFoundError, TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -28,11 +31,8 @@ import { search } from "./internal/jsonl/search.js"
 import * as OversizedLine from "./OversizedLine.js"
 import * as SessionCatalog from "./SessionCatalog.js"
 import * as SessionFiles from "./SessionFiles.js"
-import * as SessionRef from "@branchlog/session-store/SessionRef"
 import { TranscriptFile } from "./TranscriptFile.js"
 import { TranscriptLock } from "./TranscriptLock.js"
-import type { Changes, TranscriptStoreShape } from "@branchlog/session-store/TranscriptStore"
-import { SessionNotFoundError, TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 
 /** Bounds of the cache of loaded transcripts: files kept (default 8; 0: no cache) and their total bytes (256 MiB). */
 export type CacheLimits = Cache.CacheLimits

@@ -10,12 +10,12 @@
  */
 import type { Line as ParsedLines } from "@branchlog/session-core"
 import { Line } from "@branchlog/session-core"
+import type { FileNotFoundError, NotRegularFileError } from "@branchlog/session-store/StoreError"
+import { FileSystemError } from "@branchlog/session-store/StoreError"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import type { FileNotFoundError, NotRegularFileError } from "@branchlog/session-store/StoreError"
-import { FileSystemError } from "@branchlog/session-store/StoreError"
 import type * as TranscriptFile from "./TranscriptFile.js"
 
 /** An oversized line's text was asked for (it cannot be a string), or its bytes changed before they were copied. */

@@ -8,6 +8,16 @@
  * @since 0.1.0
  */
 import type { Line } from "@branchlog/session-core"
+import * as SessionListing from "@branchlog/session-store/SessionListing"
+import type { FileSystemError } from "@branchlog/session-store/StoreError"
+import type {
+  ListQuery,
+  OnProgress as StoreOnProgress,
+  SessionInfo as StoreSessionInfo,
+  SessionSummary,
+  StoreFailure
+} from "@branchlog/session-store/TranscriptStore"
+import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
@@ -17,18 +27,8 @@ import * as nodePath from "node:path"
 import * as CatalogIndex from "./internal/catalogIndex.js"
 import * as CatalogInfo from "./internal/catalogInfo.js"
 import * as OversizedLine from "./OversizedLine.js"
-import * as SessionListing from "@branchlog/session-store/SessionListing"
 import * as SessionFiles from "./SessionFiles.js"
-import type { FileSystemError } from "@branchlog/session-store/StoreError"
 import { TranscriptFile } from "./TranscriptFile.js"
-import type {
-  ListQuery,
-  OnProgress as StoreOnProgress,
-  SessionInfo as StoreSessionInfo,
-  SessionSummary,
-  StoreFailure
-} from "@branchlog/session-store/TranscriptStore"
-import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 
 /** What `list` tells about one session file: the storage interface's `SessionInfo`. */
 export type SessionInfo = StoreSessionInfo

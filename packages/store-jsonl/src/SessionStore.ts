@@ -6,13 +6,13 @@
  *
  * @since 0.1.0
  */
+import type * as TranscriptStore from "@branchlog/session-store/TranscriptStore"
 import * as Layer from "effect/Layer"
 import * as FileSnapshot from "./FileSnapshot.js"
 import * as JsonlStore from "./JsonlStore.js"
 import * as MemoryFileSystem from "./MemoryFileSystem.js"
 import * as TranscriptFile from "./TranscriptFile.js"
 import * as TranscriptLock from "./TranscriptLock.js"
-import type * as TranscriptStore from "@branchlog/session-store/TranscriptStore"
 
 /** The file-level services. */
 export type FileServices = TranscriptFile.TranscriptFile | FileSnapshot.FileSnapshot | TranscriptLock.TranscriptLock

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -22,7 +23,6 @@ import type * as Rewrite from "./internal/rewrite.js"
 import { makeService } from "./internal/transcriptFileService.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
-import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 
 /** One line of a file: text, 1-based number, byte offset, byte length, and whether it ends with `\n`. */
 export type Line = Lines.Line

@@ -13,6 +13,8 @@
  *
  * @since 0.1.0
  */
+import type { FileSystemError, LockTimeoutError, LockUnusableError } from "@branchlog/session-store/StoreError"
+import type { HoldOptions } from "@branchlog/session-store/TranscriptStore"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
@@ -25,8 +27,6 @@ import * as LockService from "./internal/lockService.js"
 import * as NodeBackend from "./internal/nodeBackend.js"
 import type { MemoryFileSystem } from "./MemoryFileSystem.js"
 import { backendLayer } from "./MemoryFileSystem.js"
-import type { FileSystemError, LockTimeoutError, LockUnusableError } from "@branchlog/session-store/StoreError"
-import type { HoldOptions } from "@branchlog/session-store/TranscriptStore"
 
 /** The payload of a lock file. */
 export type LockPayload = LockFile.LockPayload

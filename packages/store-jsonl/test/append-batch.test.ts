@@ -3,10 +3,10 @@
  * part-way (a full disk, here the memory volume's size limit) says how many of its entries were
  * written, so a retry of the rest duplicates nothing.
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 import { assistant, rowsOf, user } from "./support/messages.js"
 

@@ -2,14 +2,14 @@
  * `SessionManager.create` with `eagerFlush` writes the header at once: a failure of that write is
  * a typed `WriteError` in its signature (it used to be a defect under a `never` error).
  */
+import * as MemoryStore from "@branchlog/session-store/MemoryStore"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Random from "effect/Random"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as MemoryStore from "@branchlog/session-store/MemoryStore"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 
 describe("SessionManager.create with eagerFlush", () => {

@@ -5,15 +5,15 @@
  * fixture does not write either.
  */
 import { JsonView } from "@branchlog/session-core"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { comparableViews, fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
-import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 import type { Services as StoreServices } from "../src/SessionStore.js"
+import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 
 afterAll(cleanupTempRoots)
 

@@ -7,6 +7,8 @@
  * from the transcript, never a wrong answer.
  */
 import { Messages } from "@branchlog/session-core/testing"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
+import { ResumeChecks } from "@branchlog/session-store/testing"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -16,13 +18,11 @@ import { afterAll } from "vitest"
 import * as Format from "../src/internal/index/format.js"
 import * as Log from "../src/internal/index/log.js"
 import * as SessionFiles from "../src/SessionFiles.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import type { External } from "../src/testing/Harness.js"
 import { cleanupTempRoots, harnesses, nodeHarness } from "../src/testing/Harness.js"
-import { ResumeChecks } from "@branchlog/session-store/testing"
 
-import { start } from "./support/children.js"
 import type { Services as StoreServices } from "../src/SessionStore.js"
+import { start } from "./support/children.js"
 
 const { answers } = ResumeChecks
 

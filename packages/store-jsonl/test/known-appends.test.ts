@@ -6,13 +6,13 @@
  * closed; at most `capacity` stay open, and all are closed with the backend. Real files; the open
  * descriptors are counted in /proc/self/fd.
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import { makeKnownAppends } from "../src/internal/nodeKnownAppends.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import { rowsOf, user } from "./support/messages.js"

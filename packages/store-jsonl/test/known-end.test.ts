@@ -5,12 +5,12 @@
  * new lines start on a line of their own. Real files (the in-memory backend reads its last byte
  * anyway).
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import { TranscriptFile } from "../src/TranscriptFile.js"

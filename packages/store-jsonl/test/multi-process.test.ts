@@ -3,12 +3,12 @@
  * at 20 random moments; another process appending, rewriting, or replacing the file by rename.
  */
 import { Line } from "@branchlog/session-core"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll, describe, expect, it } from "vitest"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import { TranscriptFile } from "../src/TranscriptFile.js"

@@ -6,6 +6,8 @@
  * test here has a bounded way out: a helper process that opens every FIFO for writing after a
  * while (which would release a blocked open and turn a hang into a failed assertion).
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
+import { NotRegularFileError } from "@branchlog/session-store/StoreError"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -17,9 +19,7 @@ import * as path from "node:path"
 import { afterAll } from "vitest"
 import * as FileSnapshot from "../src/FileSnapshot.js"
 import * as SessionCatalog from "../src/SessionCatalog.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
-import { NotRegularFileError } from "@branchlog/session-store/StoreError"
 import { cleanupTempRoots, memoryHarness, tempDir } from "../src/testing/Harness.js"
 import * as TranscriptFile from "../src/TranscriptFile.js"
 import { headerLine } from "./support/messages.js"

@@ -5,6 +5,7 @@
  * tree linked through it, and a rewrite (migration on a writable open) copies its bytes.
  */
 import { SessionState } from "@branchlog/session-core"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -17,12 +18,11 @@ import * as FileSnapshot from "../src/FileSnapshot.js"
 import * as JsonlStore from "../src/JsonlStore.js"
 import * as OversizedLine from "../src/OversizedLine.js"
 import * as SessionCatalog from "../src/SessionCatalog.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
+import type { Services as StoreServices } from "../src/SessionStore.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import * as TranscriptFile from "../src/TranscriptFile.js"
 import * as TranscriptLock from "../src/TranscriptLock.js"
 import { headerLine } from "./support/messages.js"
-import type { Services as StoreServices } from "../src/SessionStore.js"
 
 afterAll(cleanupTempRoots)
 

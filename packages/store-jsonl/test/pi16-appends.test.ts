@@ -3,15 +3,15 @@
  * with `firstKeptEntryId: null` and `usage`; run against the Node layer (real temporary folders)
  * and the memory layer.
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import { afterAll } from "vitest"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
+import type { Services as StoreServices } from "../src/SessionStore.js"
 import { cleanupTempRoots, type Harness, harnesses } from "../src/testing/Harness.js"
 import { assistant, linesOf, rowsOf, user } from "./support/messages.js"
-import type { Services as StoreServices } from "../src/SessionStore.js"
 
 afterAll(cleanupTempRoots)
 

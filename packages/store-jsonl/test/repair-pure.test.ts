@@ -4,9 +4,9 @@
  * gives are what the streamed repair of the same file writes.
  */
 import { Entry, Line } from "@branchlog/session-core"
+import * as IdSource from "@branchlog/session-store/IdSource"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as IdSource from "@branchlog/session-store/IdSource"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Repair from "../src/Repair.js"
 import * as SessionStore from "../src/SessionStore.js"

@@ -4,11 +4,11 @@
  * fixtures and on random damaged files: corrupt lines, a torn tail, blank lines, a byte-order
  * mark, late and extra headers, invalid UTF-8, orphans, cycles, duplicate ids, leaf controls.
  */
+import * as IdSource from "@branchlog/session-store/IdSource"
 import { fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fc from "fast-check"
-import * as IdSource from "@branchlog/session-store/IdSource"
 import * as MemoryFileSystem from "../src/MemoryFileSystem.js"
 import * as Repair from "../src/Repair.js"
 import * as SessionStore from "../src/SessionStore.js"

@@ -5,6 +5,7 @@
  * findings and repaired rows out) giving what the streamed repair writes.
  */
 import { Entry, Line } from "@branchlog/session-core"
+import * as IdSource from "@branchlog/session-store/IdSource"
 import { describe, expect, it } from "@effect/vitest"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Deferred from "effect/Deferred"
@@ -14,7 +15,6 @@ import * as TestClock from "effect/TestClock"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import * as IdSource from "@branchlog/session-store/IdSource"
 import * as Repair from "../src/Repair.js"
 import { cleanupTempRoots, type Env, harnesses, tempDir } from "../src/testing/Harness.js"
 import * as TranscriptLock from "../src/TranscriptLock.js"

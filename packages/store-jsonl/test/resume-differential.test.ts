@@ -7,6 +7,8 @@
  * `~/.cache/branchlog/references`), which `pnpm differential` fills; without it the test is skipped
  * (the default test run downloads nothing). `pnpm differential:resume` runs the same with more sessions.
  */
+import * as IdSource from "@branchlog/session-store/IdSource"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
@@ -15,10 +17,8 @@ import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll } from "vitest"
 import { reportLines, RESUME_SHAPES, runResumeRounds } from "../../../tooling/differential/resume-rounds.mjs"
-import * as IdSource from "@branchlog/session-store/IdSource"
 import * as Format from "../src/internal/index/format.js"
 import * as SessionFiles from "../src/SessionFiles.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 
 const referencesDir = process.env.BRANCHLOG_REFERENCES_DIR ??

@@ -4,14 +4,14 @@
  * left behind on failure, no second backup of the same bytes, symlinks rewritten at their target,
  * and rewrites that fold what other writers did first.
  */
+import * as PrepareForRun from "@branchlog/session-store/PrepareForRun"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import * as PrepareForRun from "@branchlog/session-store/PrepareForRun"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import { TranscriptFile } from "../src/TranscriptFile.js"

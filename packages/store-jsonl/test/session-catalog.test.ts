@@ -2,6 +2,7 @@
  * SessionCatalog against both layers: folder layout, SessionInfo, newest first, backups and
  * temporary files skipped, progress, findMostRecent / continueRecent.
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -9,10 +10,9 @@ import * as Option from "effect/Option"
 import * as path from "node:path"
 import { afterAll } from "vitest"
 import * as SessionCatalog from "../src/SessionCatalog.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
+import type { Services as StoreServices } from "../src/SessionStore.js"
 import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 import { assistant, headerLine, user } from "./support/messages.js"
-import type { Services as StoreServices } from "../src/SessionStore.js"
 
 afterAll(cleanupTempRoots)
 

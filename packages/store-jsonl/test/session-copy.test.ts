@@ -5,6 +5,9 @@
  * torn; an existing destination and a missing source fail clearly; `copyAll` copies a folder.
  */
 import { JsonView } from "@branchlog/session-core"
+import * as SessionCopy from "@branchlog/session-store/SessionCopy"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
+import * as SessionRef from "@branchlog/session-store/SessionRef"
 import { comparableViews, fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -13,9 +16,6 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import * as SessionCopy from "@branchlog/session-store/SessionCopy"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
-import * as SessionRef from "@branchlog/session-store/SessionRef"
 import * as SessionStore from "../src/SessionStore.js"
 
 const temp = mkdtempSync(path.join(tmpdir(), "branchlog-copy-"))
@@ -26,8 +26,7 @@ const fresh = () => {
   mkdirSync(dir)
   return dir
 }
-const run = <A, E>(effect: Effect.Effect<A, E, SessionStore.Services>) =>
-  Effect.provide(effect, SessionStore.layerNode)
+const run = <A, E>(effect: Effect.Effect<A, E, SessionStore.Services>) => Effect.provide(effect, SessionStore.layerNode)
 
 /** What a writable open makes of a fixture (the migrated form of a legacy one; the bytes themselves otherwise). */
 const migrated = (bytes: Buffer) =>

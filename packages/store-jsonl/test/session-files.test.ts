@@ -5,6 +5,7 @@
  * `findMostRecent` and `continueRecent` skip real side files left by real backups and rewrites,
  * even when they are the newest files of the folder.
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
@@ -15,7 +16,6 @@ import * as path from "node:path"
 import { afterAll } from "vitest"
 import * as SessionCatalog from "../src/SessionCatalog.js"
 import * as SessionFiles from "../src/SessionFiles.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../src/SessionStore.js"
 import { cleanupTempRoots, tempDir } from "../src/testing/Harness.js"
 import * as TranscriptFile from "../src/TranscriptFile.js"

@@ -5,6 +5,8 @@
  * entry of its own) and the rows after it as entries, in order, none twice.
  */
 import type { AgentMessage } from "@branchlog/session-core"
+import * as SessionFollow from "@branchlog/session-store/SessionFollow"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -12,10 +14,8 @@ import * as Fiber from "effect/Fiber"
 import type * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { afterAll } from "vitest"
-import * as SessionFollow from "@branchlog/session-store/SessionFollow"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
-import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 import type { Services as StoreServices } from "../src/SessionStore.js"
+import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 
 afterAll(cleanupTempRoots)
 

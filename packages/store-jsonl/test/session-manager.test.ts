@@ -2,6 +2,10 @@
  * The behavioural suite of SessionManager, written once as a function of a harness and run
  * against the Node layer (real temporary folders) and the memory layer.
  */
+import * as IdSource from "@branchlog/session-store/IdSource"
+import * as PrepareForRun from "@branchlog/session-store/PrepareForRun"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
+import { TranscriptObserver } from "@branchlog/session-store/TranscriptObserver"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -9,14 +13,10 @@ import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import * as IdSource from "@branchlog/session-store/IdSource"
-import * as PrepareForRun from "@branchlog/session-store/PrepareForRun"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
+import type { Services as StoreServices } from "../src/SessionStore.js"
 import { cleanupTempRoots, type Harness, harnesses, nodeHarness } from "../src/testing/Harness.js"
 import { TranscriptFile } from "../src/TranscriptFile.js"
-import { TranscriptObserver } from "@branchlog/session-store/TranscriptObserver"
 import { assistant, entryLine, headerLine, linesOf, rowsOf, user } from "./support/messages.js"
-import type { Services as StoreServices } from "../src/SessionStore.js"
 
 afterAll(cleanupTempRoots)
 

@@ -7,6 +7,7 @@
  */
 import { Tree } from "@branchlog/session-core"
 import type { SessionState } from "@branchlog/session-core"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,6 @@ import * as path from "node:path"
 import { afterAll } from "vitest"
 import { hash32 } from "../src/internal/index/format.js"
 import * as Format from "../src/internal/index/format.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionOutline from "../src/SessionOutline.js"
 import * as SessionStore from "../src/SessionStore.js"
 

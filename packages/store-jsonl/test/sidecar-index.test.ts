@@ -6,6 +6,9 @@
  * is done to the index (truncated, bit-flipped, another session's, left behind after a rewrite).
  */
 import { Messages } from "@branchlog/session-core/testing"
+import * as MemoryStore from "@branchlog/session-store/MemoryStore"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
+import { ResumeChecks } from "@branchlog/session-store/testing"
 import { fixtures } from "@branchlog/tooling/fixtures"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -13,13 +16,10 @@ import type * as Layer from "effect/Layer"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { afterAll } from "vitest"
-import * as MemoryStore from "@branchlog/session-store/MemoryStore"
 import * as SessionFiles from "../src/SessionFiles.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
-import { cleanupTempRoots, harnesses, nodeHarness } from "../src/testing/Harness.js"
-import { ResumeChecks } from "@branchlog/session-store/testing"
-import { start } from "./support/children.js"
 import type { Services as StoreServices } from "../src/SessionStore.js"
+import { cleanupTempRoots, harnesses, nodeHarness } from "../src/testing/Harness.js"
+import { start } from "./support/children.js"
 
 const { answers, prng } = ResumeChecks
 

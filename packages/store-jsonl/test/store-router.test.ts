@@ -4,6 +4,12 @@
  * names, a driver's store is made only when first used, and a store without `watch` is followed
  * by polling.
  */
+import * as MemoryStore from "@branchlog/session-store/MemoryStore"
+import * as SessionCopy from "@branchlog/session-store/SessionCopy"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
+import * as SessionRef from "@branchlog/session-store/SessionRef"
+import * as StoreRows from "@branchlog/session-store/StoreRows"
+import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -14,13 +20,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { afterAll } from "vitest"
-import * as MemoryStore from "@branchlog/session-store/MemoryStore"
-import * as SessionCopy from "@branchlog/session-store/SessionCopy"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
-import * as SessionRef from "@branchlog/session-store/SessionRef"
 import * as StoreRouter from "../src/StoreRouter.js"
-import * as StoreRows from "@branchlog/session-store/StoreRows"
-import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import { counting } from "./support/lockCounts.js"
 
 const temp = mkdtempSync(path.join(tmpdir(), "branchlog-router-"))

@@ -5,13 +5,13 @@
  * Found by the resume differential (tooling/differential/resume.mjs, seed 55).
  */
 import type { AgentMessage } from "@branchlog/session-core"
+import * as SessionManager from "@branchlog/session-store/SessionManager"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import { afterAll } from "vitest"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
-import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 import type { Services as StoreServices } from "../src/SessionStore.js"
+import { cleanupTempRoots, harnesses } from "../src/testing/Harness.js"
 
 afterAll(cleanupTempRoots)
 

@@ -7,9 +7,10 @@
 import { Messages } from "@branchlog/session-core/testing"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
-import * as StoreRouter from "@branchlog/store-jsonl/StoreRouter"
 import { ResumeChecks } from "@branchlog/session-store/testing"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
+import type * as SessionStore from "@branchlog/store-jsonl/SessionStore"
+import * as StoreRouter from "@branchlog/store-jsonl/StoreRouter"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { textOfRow } from "../src/internal/rows.js"
@@ -18,7 +19,7 @@ import { start, waitFor } from "./support/children.js"
 import { database, withClient } from "./support/db.js"
 
 /** Runs a test's effect with a router over a store of its own (pools closed after). */
-const run = <A, E>(effect: Effect.Effect<A, E, import("@branchlog/store-jsonl/SessionStore").Services>) =>
+const run = <A, E>(effect: Effect.Effect<A, E, SessionStore.Services>) =>
   Effect.runPromise(
     Effect.scoped(effect.pipe(Effect.provide(StoreRouter.layerNode([PostgresStore.driver])))) as Effect.Effect<A, E>
   )

@@ -26,8 +26,8 @@
  */
 import { Synthetic } from "@branchlog/session-core/testing"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
-import * as SessionStore from "@branchlog/store-jsonl/SessionStore"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
+import * as SessionStore from "@branchlog/store-jsonl/SessionStore"
 import { ms, rate, ratio, table } from "@branchlog/tooling/bench"
 import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"

@@ -215,7 +215,11 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
                 result._tag === "Written"
                   ? Effect.succeed(done(result.generation, result.from, result.seq))
                   : Effect.fail(
-                    new SessionFileConflictError({ path: key, size: result._tag === "Conflict" ? result.rows : 0 })
+                    new SessionFileConflictError({
+                      path: key,
+                      size: result._tag === "Conflict" ? result.rows : 0,
+                      unit: "rows"
+                    })
                   )
             )),
         append: (cursor, texts, o) =>
@@ -321,7 +325,8 @@ export const make = (options: Options = {}): Effect.Effect<TranscriptStoreShape,
       name: "sqlite",
       resolve: serve,
       ...addressing,
-      defaultLocation: () => StoreRows.configuredLocation("sqlite", options.defaultLocation, addressing.resolveLocation),
+      defaultLocation: () =>
+        StoreRows.configuredLocation("sqlite", options.defaultLocation, addressing.resolveLocation),
       load,
       loadActive: (r, o) =>
         Effect.flatMap(serve(r), (served) => Active.loadActive(activeDeps, served, keyOf(served), o)),

@@ -6,9 +6,9 @@
  */
 import { Messages } from "@branchlog/session-core/testing"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
-import * as StoreRouter from "@branchlog/store-jsonl/StoreRouter"
 import { ResumeChecks } from "@branchlog/session-store/testing"
 import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
+import * as StoreRouter from "@branchlog/store-jsonl/StoreRouter"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as fs from "node:fs"

@@ -1,6 +1,6 @@
 /** `branchlog ls`: the sessions of a folder, newest first. */
-import type { TranscriptFile } from "@branchlog/store-jsonl"
 import { SessionRef, TranscriptStore } from "@branchlog/session-store"
+import type { TranscriptFile } from "@branchlog/store-jsonl"
 import { SessionCatalog } from "@branchlog/store-jsonl"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"

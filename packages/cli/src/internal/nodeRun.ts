@@ -4,8 +4,8 @@
  * scheme that cannot be served: one line and exit 2, before any command runs); then the command
  * runs over the file services of node:fs and the router, and its result becomes the exit code.
  */
-import { SessionStore, StoreRouter } from "@branchlog/store-jsonl"
 import type { TranscriptStore } from "@branchlog/session-store"
+import { SessionStore, StoreRouter } from "@branchlog/store-jsonl"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"

@@ -3,6 +3,7 @@
  * against. Two implementations: `nodeBackend.ts` (node:fs, bigint stat, fsync, O_APPEND) and
  * `memoryBackend.ts` (an in-memory volume for tests).
  */
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
 import type * as Effect from "effect/Effect"
@@ -10,7 +11,6 @@ import type * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 
 /** What the services need from a stat. */
 export interface StatInfo {

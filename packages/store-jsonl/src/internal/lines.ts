@@ -4,11 +4,11 @@
  * ceiling (`maxLineBytes`, default the longest string V8 can build) is never decoded nor held:
  * only its head is kept, and it is given as an `oversized` line with its number, offset and length.
  */
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { constants } from "node:buffer"
-import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import type { Backend } from "./backend.js"
 import * as RawLines from "./rawLines.js"
 

@@ -3,6 +3,8 @@
  * file created in one step, the wait and take-over of a contended or stale lock, re-entrancy per
  * owning fiber, and the release that removes the lock file only while it is still ours.
  */
+import type { FileSystemError } from "@branchlog/session-store/StoreError"
+import { LockTimeoutError, LockUnusableError } from "@branchlog/session-store/StoreError"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -12,8 +14,6 @@ import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import { randomUUID } from "node:crypto"
-import type { FileSystemError } from "@branchlog/session-store/StoreError"
-import { LockTimeoutError, LockUnusableError } from "@branchlog/session-store/StoreError"
 import type { HolderInfo, LockError, LockHandle, LockOptions, TranscriptLockShape } from "../TranscriptLock.js"
 import type { Backend, HeldLock } from "./backend.js"
 import { FileBackend } from "./backend.js"

@@ -3,10 +3,10 @@
  * lock path) is renamed to a unique name, what was moved is checked (and linked back if a racing
  * process had replaced it), then dropped. Never a blind delete.
  */
+import type { FileSystemError } from "@branchlog/session-store/StoreError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { randomUUID } from "node:crypto"
-import type { FileSystemError } from "@branchlog/session-store/StoreError"
 import type { Backend } from "./backend.js"
 import type * as LockFile from "./lockFile.js"
 import { sameBytes } from "./lockFile.js"

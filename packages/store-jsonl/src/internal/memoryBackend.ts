@@ -1,11 +1,11 @@
 /**
  * The primitive backend over a `MemoryVolume`.
  */
+import { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as posix from "node:path/posix"
-import { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import type { Backend, LockRegistry, StatInfo } from "./backend.js"
 import { makeLockRegistry } from "./backend.js"
 import type { Inode, MemoryVolume } from "./memoryVolume.js"

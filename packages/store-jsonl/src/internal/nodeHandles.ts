@@ -3,10 +3,10 @@
  * the code), stat conversion, full reads and writes, and the write and append handles over a
  * descriptor.
  */
+import { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as fs from "node:fs"
-import { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import type { AppendHandle, StatInfo, WriteHandle } from "./backend.js"
 import { hasCode } from "./backend.js"
 

@@ -3,9 +3,9 @@
  * (symlinks followed), the boot time for process start times, and the one way a file is opened
  * for reading (regular files only).
  */
+import { NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { NotRegularFileError } from "@branchlog/session-store/StoreError"
 import type { PathKind } from "./backend.js"
 
 /** What a name is: from an lstat any kind, from a stat (links followed) never `"symlink"`. */

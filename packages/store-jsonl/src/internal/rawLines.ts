@@ -5,11 +5,11 @@
  * of the file or of one line. `lines.ts` decodes what this splitter cuts, under a ceiling past
  * which only a line's head is held (`Limits`).
  */
+import { type FileNotFoundError, FileSystemError, type NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { type FileNotFoundError, FileSystemError, type NotRegularFileError } from "@branchlog/session-store/StoreError"
 import type { Backend } from "./backend.js"
 
 /** One line as bytes. */

@@ -9,13 +9,13 @@
  * (the original is untouched until the rename). Temporary files of dead processes are removed.
  * Callers hold the transcript lock.
  */
+import { type FileNotFoundError, FileSystemError } from "@branchlog/session-store/StoreError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as Stream from "effect/Stream"
 import * as SessionFiles from "../SessionFiles.js"
-import { type FileNotFoundError, FileSystemError } from "@branchlog/session-store/StoreError"
 import type { Backend, DirEntry, StatInfo } from "./backend.js"
 
 /** The new content: bytes, a string, or a stream of pieces (for files beyond a string's size). */

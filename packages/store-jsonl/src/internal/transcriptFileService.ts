@@ -2,12 +2,12 @@
  * The `TranscriptFile` service over a primitive backend: line streams and tail reads (with the
  * line ceiling), appends of whole lines, the held appender, atomic rewrites and backups.
  */
+import { FileNotFoundError, FileSystemError } from "@branchlog/session-store/StoreError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Random from "effect/Random"
 import * as SessionFiles from "../SessionFiles.js"
-import { FileNotFoundError, FileSystemError } from "@branchlog/session-store/StoreError"
 import type {
   Appender,
   AppendOptions,

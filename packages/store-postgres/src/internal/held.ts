@@ -101,7 +101,7 @@ export const make = (ctx: Context, ref: SessionRef.PostgresRef, key: string, lea
               ) {
                 return appendedOf(head.generation, 0, texts.length)
               }
-              return yield* new SessionFileConflictError({ path: redact(key), size: head.lastSeq })
+              return yield* new SessionFileConflictError({ path: redact(key), size: head.lastSeq, unit: "rows" })
             }
             yield* Rows.appendRows(run, ref.id, 0, texts, options?.unterminated === true && texts.length > 0)
             return appendedOf(head.generation, 0, texts.length)

@@ -355,6 +355,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
             }))),
       search: (query) => Listing.search(listingDeps, query),
       watch,
-      defaultLocation: () => StoreRows.configuredLocation("postgres", options.defaultLocation, addressing.resolveLocation)
+      defaultLocation: () =>
+        StoreRows.configuredLocation("postgres", options.defaultLocation, addressing.resolveLocation)
     } satisfies TranscriptStoreShape
   })

@@ -8,9 +8,9 @@ import type * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import type { SessionInfo } from "../../TranscriptStore.js"
 import type { InvalidSessionFileError } from "../../SessionError.js"
 import type * as SessionManager from "../../SessionManager.js"
+import type { SessionInfo } from "../../TranscriptStore.js"
 
 /**
  * The services every case needs: the store (`SessionManager.StoreRequirement`). A backend's own

@@ -38,4 +38,3 @@ export const bucketHas = (bytes: Uint8Array, crc: number, h: number): boolean | 
   new Uint8Array(copy.buffer).set(bytes)
   return PathIndex.hasHash(copy, h)
 }
-

@@ -12,11 +12,11 @@
  * index covering the file however much it writes. Never fails, never needed for correctness.
  */
 import { Line } from "@branchlog/session-core"
-import * as Effect from "effect/Effect"
+import { catchUp } from "@branchlog/session-store/PathIndex"
 import type { Cursor, Position } from "@branchlog/session-store/TranscriptStore"
+import * as Effect from "effect/Effect"
 import { fromCursor } from "../jsonl/cursor.js"
 import type { Env } from "../jsonl/env.js"
-import { catchUp } from "@branchlog/session-store/PathIndex"
 import * as File from "./file.js"
 import type { Summary } from "./format.js"
 import { lazyIds } from "./ids.js"

@@ -27,9 +27,9 @@
  * hold against its one bucket of the id set (a read of a few hundred bytes); the row table is
  * written for tools and later uses, never needed.
  */
-import { crc32 } from "../crc32.js"
 import type { Summary } from "@branchlog/session-store/PathIndex"
 import { filterOf, isSummary, ROW_BYTES } from "@branchlog/session-store/PathIndex"
+import { crc32 } from "../crc32.js"
 import { bucketsOf } from "./buckets.js"
 
 // the summary, the row layout and the id set are part of the format: one namespace for its readers
@@ -178,4 +178,3 @@ export const decodeFilter = (
 /** The row table from its bytes (`undefined` when its checksum is wrong). */
 export const decodeRows = (head: Head, bytes: Uint8Array): Uint8Array | undefined =>
   bytes.length === head.rowCount * ROW_BYTES && crc32(bytes) === head.crcRows ? bytes : undefined
-

@@ -21,4 +21,3 @@ export const recorder = (size = 0): { readonly observer: LineObserver; readonly 
     tables: () => tables
   }
 }
-

@@ -7,20 +7,26 @@
  * load in one pass that builds the index again: the index is never needed for correctness.
  */
 import type { Entry, Line } from "@branchlog/session-core"
+import { assemble, catchUp, summarize } from "@branchlog/session-store/PathIndex"
+import type {
+  ActiveLoaded,
+  ActiveOptions,
+  ActiveResult,
+  Loaded,
+  StoreFailure
+} from "@branchlog/session-store/TranscriptStore"
+import { emptyReport } from "@branchlog/session-store/TranscriptStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as OversizedLine from "../../OversizedLine.js"
 import * as SessionFiles from "../../SessionFiles.js"
-import type { ActiveLoaded, ActiveOptions, ActiveResult, Loaded, StoreFailure } from "@branchlog/session-store/TranscriptStore"
-import { emptyReport } from "@branchlog/session-store/TranscriptStore"
-import { assemble, catchUp, summarize } from "@branchlog/session-store/PathIndex"
-import { recorder } from "../index/recorder.js"
 import { applyLog, readIndex, rewrite } from "../index/file.js"
 import * as Follower from "../index/follower.js"
 import * as Format from "../index/format.js"
 import type { RowRef } from "../index/format.js"
 import { idsOf, lazyIds } from "../index/ids.js"
 import * as Log from "../index/log.js"
+import { recorder } from "../index/recorder.js"
 import * as Watermark from "../index/watermark.js"
 import { JsonlCursor, toCursor } from "./cursor.js"
 import type { Env } from "./env.js"

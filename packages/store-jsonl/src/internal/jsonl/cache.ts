@@ -7,8 +7,8 @@
  * bounded by entry count and by total file bytes.
  */
 import type { Line, SessionState } from "@branchlog/session-core"
-import type * as FileSnapshot from "../../FileSnapshot.js"
 import type { CorruptReport } from "@branchlog/session-store/TranscriptStore"
+import type * as FileSnapshot from "../../FileSnapshot.js"
 
 /** One cached transcript. */
 export interface CacheEntry {

@@ -3,11 +3,11 @@
  * appended since, read from the cursor's end), and where written lines land.
  */
 import type { Line } from "@branchlog/session-core"
+import type { Changes, Position, StoreFailure } from "@branchlog/session-store/TranscriptStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as FileSnapshot from "../../FileSnapshot.js"
 import * as OversizedLine from "../../OversizedLine.js"
-import type { Changes, Position, StoreFailure } from "@branchlog/session-store/TranscriptStore"
 import { JsonlCursor, toCursor } from "./cursor.js"
 import type { Env } from "./env.js"
 

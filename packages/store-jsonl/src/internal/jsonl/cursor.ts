@@ -3,8 +3,8 @@
  * position after it. Inside an exclusive hold, writes defer their snapshot (`stale`), taken once
  * when the hold ends (or before the next check).
  */
-import type * as FileSnapshot from "../../FileSnapshot.js"
 import type { Cursor, Position } from "@branchlog/session-store/TranscriptStore"
+import type * as FileSnapshot from "../../FileSnapshot.js"
 
 /** The state behind a JSONL cursor (mutable only by the store that made it). */
 export class JsonlCursor {

@@ -4,20 +4,28 @@
  * (O_APPEND) until the hold ends, as ONE write with no read-back. Snapshots of written cursors
  * are deferred to the end of the hold. What changed since a cursor is `changes.ts`.
  */
+import { SessionFileConflictError } from "@branchlog/session-store/SessionError"
+import * as SessionRef from "@branchlog/session-store/SessionRef"
+import type { FileNotFoundError } from "@branchlog/session-store/StoreError"
+import type { FileSystemError } from "@branchlog/session-store/StoreError"
+import type {
+  Appended,
+  Changes,
+  Cursor,
+  Held,
+  Loaded,
+  StoreFailure,
+  WriteOptions
+} from "@branchlog/session-store/TranscriptStore"
+import { StaleCursorError } from "@branchlog/session-store/TranscriptStore"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as FileSnapshot from "../../FileSnapshot.js"
 import * as OversizedLine from "../../OversizedLine.js"
-import { SessionFileConflictError } from "@branchlog/session-store/SessionError"
-import * as SessionRef from "@branchlog/session-store/SessionRef"
-import type { FileNotFoundError } from "@branchlog/session-store/StoreError"
-import type { FileSystemError } from "@branchlog/session-store/StoreError"
 import type * as TranscriptFile from "../../TranscriptFile.js"
 import type * as TranscriptLock from "../../TranscriptLock.js"
-import type { Appended, Changes, Cursor, Held, Loaded, StoreFailure, WriteOptions } from "@branchlog/session-store/TranscriptStore"
-import { StaleCursorError } from "@branchlog/session-store/TranscriptStore"
 import { changesOf, knownEnd, positionsOf, settle } from "./changes.js"
 import { fromCursor, JsonlCursor, toCursor } from "./cursor.js"
 import type { Env } from "./env.js"

@@ -4,12 +4,12 @@
  * transcript lock, after checking what the first pass saw; in memory only on read-only loads).
  */
 import { Line, SessionState } from "@branchlog/session-core"
-import * as Effect from "effect/Effect"
-import * as OversizedLine from "../../OversizedLine.js"
+import { fold, recover, withBlanks } from "@branchlog/session-store/StoreRows"
 import type { LoadOptions, LoadReport } from "@branchlog/session-store/TranscriptStore"
 import { emptyReport } from "@branchlog/session-store/TranscriptStore"
 import type { Loaded } from "@branchlog/session-store/TranscriptStore"
-import { fold, recover, withBlanks } from "@branchlog/session-store/StoreRows"
+import * as Effect from "effect/Effect"
+import * as OversizedLine from "../../OversizedLine.js"
 import { JsonlCursor, toCursor } from "./cursor.js"
 import type { Env } from "./env.js"
 import type { Scan } from "./scan.js"

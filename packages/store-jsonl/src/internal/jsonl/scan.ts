@@ -6,14 +6,14 @@
  */
 import type { Line } from "@branchlog/session-core"
 import { Migration, SessionState } from "@branchlog/session-core"
+import type { FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
+import type { CorruptReport, OversizedReport } from "@branchlog/session-store/TranscriptStore"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as FileSnapshot from "../../FileSnapshot.js"
 import * as OversizedLine from "../../OversizedLine.js"
-import type { FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import type * as TranscriptFile from "../../TranscriptFile.js"
 import type { TranscriptFileShape } from "../../TranscriptFile.js"
-import type { CorruptReport, OversizedReport } from "@branchlog/session-store/TranscriptStore"
 
 /** The file-level services a scan reads through. */
 export interface Services {

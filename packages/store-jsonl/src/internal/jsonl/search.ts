@@ -4,10 +4,10 @@
  * (`StoreRows.searchMatch`: every word, as a word prefix, case-insensitive). A session that cannot
  * be read is left out of the hits (as `fsck` would report it), not the search's failure.
  */
-import * as Effect from "effect/Effect"
 import * as SessionRef from "@branchlog/session-store/SessionRef"
-import type { SearchHit, SearchQuery, SessionSummary, StoreFailure } from "@branchlog/session-store/TranscriptStore"
 import * as StoreRows from "@branchlog/session-store/StoreRows"
+import type { SearchHit, SearchQuery, SessionSummary, StoreFailure } from "@branchlog/session-store/TranscriptStore"
+import * as Effect from "effect/Effect"
 import type { Env } from "./env.js"
 import { load } from "./load.js"
 

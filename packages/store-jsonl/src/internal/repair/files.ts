@@ -8,17 +8,24 @@
  */
 import type { Line as LineTypes } from "@branchlog/session-core"
 import { Diagnostics, Entry } from "@branchlog/session-core"
+import * as IdSource from "@branchlog/session-store/IdSource"
+import type { Diagnosis, Finding, HeaderFix, Scanned } from "@branchlog/session-store/Repair"
+import {
+  diagnose,
+  disposition,
+  isRepairable,
+  oversizedFinding,
+  plan,
+  storeFindings
+} from "@branchlog/session-store/Repair"
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as IdSource from "@branchlog/session-store/IdSource"
 import * as OversizedLine from "../../OversizedLine.js"
 import * as SessionFiles from "../../SessionFiles.js"
-import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as TranscriptFile from "../../TranscriptFile.js"
 import * as TranscriptLock from "../../TranscriptLock.js"
-import type { Diagnosis, Finding, HeaderFix, Scanned } from "@branchlog/session-store/Repair"
-import { diagnose, disposition, isRepairable, oversizedFinding, plan, storeFindings } from "@branchlog/session-store/Repair"
 import { invalidAt } from "./utf8.js"
 
 /** Errors of reading a session's lines. */

@@ -4,6 +4,8 @@
  * (`SessionStore.layerMemory`, `jsonl-memfs`). A place is a folder, a reference is a file path, a row is a line,
  * a backup is a side file of the session's name (`SessionFiles.sideFile`).
  */
+import * as SessionManager from "@branchlog/session-store/SessionManager"
+import type { Conformance } from "@branchlog/session-store/testing"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as fs from "node:fs"
@@ -13,11 +15,9 @@ import type { FileSnapshot } from "../../FileSnapshot.js"
 import * as MemoryFileSystem from "../../MemoryFileSystem.js"
 import * as SessionCatalog from "../../SessionCatalog.js"
 import * as SessionFiles from "../../SessionFiles.js"
-import * as SessionManager from "@branchlog/session-store/SessionManager"
 import * as SessionStore from "../../SessionStore.js"
 import type { TranscriptFile } from "../../TranscriptFile.js"
 import type { TranscriptLock } from "../../TranscriptLock.js"
-import type { Conformance } from "@branchlog/session-store/testing"
 
 /** What the file adapters use beyond the store: the file-level services (`SessionCatalog` reads files). */
 export type FileServices = TranscriptFile | FileSnapshot | TranscriptLock
