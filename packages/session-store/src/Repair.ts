@@ -1,8 +1,8 @@
 /**
  * `fsck` and `repair` as a library: check a session for what is wrong with it (typed findings,
  * each with the line and byte offset it applies to) and mend what can be mended without losing a
- * byte (a backup of the original first, through the one destructive rewrite,
- * `TranscriptFile.replace`).
+ * byte (a backup of the original first, through the store's one destructive
+ * rewrite).
  *
  * This is the pure half, for every store: it takes rows and gives findings ({@link diagnose}), a
  * plan by line number ({@link plan}) and the repaired rows ({@link apply}): no I/O, no clock, no

@@ -1,6 +1,7 @@
 /**
  * What a ROW backend of `TranscriptStore` (rows of text in a table or a map: `MemoryStore`, the
- * SQL stores) does with its rows, and needs no file for: parsing stored texts at row positions
+ * SQL stores) does with its rows, and needs no file for (the JSONL store shares the folding,
+ * recovery and search helpers): parsing stored texts at row positions
  * (line = sequence number, offset = index), a cursor that is a generation and a row count,
  * folding rows into a `Loaded`, what changed since a cursor, header recovery and migration of
  * rows written by another tool, and a listing's summary. No I/O: a backend keeps the rows, these

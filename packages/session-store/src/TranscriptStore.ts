@@ -1,9 +1,9 @@
 /**
  * The one storage interface under `SessionManager`: a store speaks sessions and rows, not bytes.
- * Modelled on `@effect/cluster`'s `MessageStorage` (one tag, several drivers): the JSONL file
- * backend (`JsonlStore`, the default of `SessionStore.layerNode`) and the in-memory row backend
- * (`MemoryStore`) implement it, and so can SQL backends (a cursor there is a generation and the
- * last sequence number; nothing here is a file, an inode or a byte count).
+ * Modelled on `@effect/cluster`'s `MessageStorage` (one tag, several drivers): the in-memory row
+ * backend (`MemoryStore`, here) and the backend packages implement it: `@branchlog/store-jsonl`
+ * (the JSONL files), `@branchlog/store-sqlite`, `@branchlog/store-postgres` (a cursor there is a
+ * generation and the last sequence number; nothing here is a file, an inode or a byte count).
  *
  * A session is addressed by a `SessionRef`. Its rows are `Line.ParsedLine`s of session-core:
  * every row keeps its text (`Line.serialize` gives it back byte for byte, opaque, corrupt and
@@ -239,7 +239,7 @@ export interface Held {
 
 /**
  * What a listing says of one session, whatever the store (the same fields for every backend: the
- * conformance suite's listing group holds them to it). `SessionCatalog.SessionInfo` is this type.
+ * conformance suite's listing group holds them to it); `SessionListing.infoReader` reads it from rows.
  */
 export interface SessionInfo {
   /** Where the session is, as the store names it (files: the file's path; SQL: the reference). */
@@ -258,7 +258,7 @@ export interface SessionInfo {
   readonly firstMessage: string
   /**
    * The text of every user and assistant message, joined by spaces (the first
-   * `SessionCatalog.MAX_ALL_MESSAGES_TEXT` characters of it: a transcript of gigabytes has more text
+   * `SessionListing.MAX_ALL_MESSAGES_TEXT` characters of it: a transcript of gigabytes has more text
    * than a string can hold).
    */
   readonly allMessagesText: string

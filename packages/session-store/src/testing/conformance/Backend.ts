@@ -66,9 +66,9 @@ export interface Subject<R = never> {
     cwd: string,
     options?: SessionManager.Options
   ) => Effect.Effect<SessionManager.SessionManager, SessionManager.OpenError | SessionManager.WriteError, Services | R>
-  /** The sessions of `cwd` in `place`, newest first (`SessionCatalog.list`). */
+  /** The sessions of `cwd` in `place`, newest first (the store's `list`). */
   readonly list: (place: Place, cwd: string) => Effect.Effect<ReadonlyArray<Listed>, unknown, Services | R>
-  /** The most recently written session of `place` (`SessionCatalog.findMostRecent`). */
+  /** The most recently written session of `place` (the store's `mostRecent`). */
   readonly mostRecent: (place: Place) => Effect.Effect<Option.Option<Ref>, never, Services | R>
   /** Removes a session (its backups may stay). */
   readonly remove: (ref: Ref) => Effect.Effect<void, unknown, Services | R>
