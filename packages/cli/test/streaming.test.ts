@@ -1,6 +1,6 @@
 /**
  * `append` streams (each line written as soon as it is read, so a killed writer keeps what it had
- * appended), a batch that stops part-way says how many entries it wrote, `--lock-timeout` reaches
+ * appended), a batch that stops says how many entries were written before it (none of its own), `--lock-timeout` reaches
  * every lock, and the store's notices go to stderr. Real processes fed through live pipes; bounds
  * in time are wide (they must hold on a loaded machine) and nothing asserts on a duration.
  */
@@ -162,7 +162,7 @@ describe("append through every store", () => {
 })
 
 describe("a batch that stops part-way", () => {
-  it("says how many entries were written when the disk fills", async () => {
+  it("when the disk fills, says that none of the batch was written and where a retry starts", async () => {
     const volume = MemoryFileSystem.make()
     const first = await runInMemory(volume, ["append", "/s/full.jsonl"], user("m0") + "\n")
     expect(first.code, first.stderr).toBe(0)
@@ -172,12 +172,14 @@ describe("a batch that stops part-way", () => {
     const input = ["m1", "m2", "m3", "m4"].map(user).join("\n") + "\n"
     const outcome = await runInMemory(volume, ["append", "/s/full.jsonl"], input)
     expect(outcome.code).toBe(1)
+    // the four lines arrive as one batch, which is one write: it fits whole or not at all
     expect(outcome.stderr).toMatch(
-      /^branchlog: \/s\/full\.jsonl: append stopped at line 3 of stdin: .*ENOSPC.*; 2 entries were written before it \(a retry should start at line 3\)$/
+      /^branchlog: \/s\/full\.jsonl: append stopped at line 1 of stdin: .*ENOSPC.*; 0 entries were written before it \(a retry should start at line 1\)$/
     )
+    expect(volume.readFile("/s/full.jsonl")!.length).toBe(size)
     volume.setSizeLimit("/s/full.jsonl", undefined)
-    // the retry the message asks for: from line 3 on
-    const retry = await runInMemory(volume, ["append", "/s/full.jsonl"], input.split("\n").slice(2).join("\n"))
+    // the retry the message asks for: from line 1 on
+    const retry = await runInMemory(volume, ["append", "/s/full.jsonl"], input)
     expect(retry.code, retry.stderr).toBe(0)
     const rows = volume.readText("/s/full.jsonl")!.trimEnd().split("\n").map((l) => JSON.parse(l))
     expect(rows.filter((r) => r.type === "message").map((r) => r.message.content)).toEqual([

@@ -87,9 +87,16 @@ export class ContextEditRefusedError extends Schema.TaggedError<ContextEditRefus
 }
 
 /**
- * A batch of appends (`appendMessages`) that stopped part-way: `written` of its `total` entries
- * are on disk (the first ones, in order), `pending` more were accepted but wait for the session's
- * first flush, and `error` is what stopped it. A retry resends only the entries after `written`.
+ * A batch of appends (`appendMessages`) that failed: `error` is what stopped it. The batch is one
+ * commit (one write, one transaction), so nothing of it was kept: `written` is 0 (none of its
+ * `total` entries is stored) and `pending` is 0 (none waits in the manager for the session's first
+ * flush; the manager's state and leaf are as before the batch), and a retry resends the whole batch
+ * (the entries after `written`) without duplicating any. Both fields stay for compatibility with
+ * errors of session-store 0.1, which wrote a batch entry by entry and kept, on a failure part-way,
+ * its first `written` entries (and `pending` more, applied but not yet written).
+ * What no store can rule out: a failure reported after the write landed (an fsync that failed
+ * after the bytes were written) may leave the rows stored; the manager then finds them as another
+ * writer's rows (not on its branch) at its next write or `refresh`.
  */
 export class AppendBatchError extends Schema.TaggedError<AppendBatchError>()("AppendBatchError", {
   path: Schema.optional(Schema.String),
@@ -110,8 +117,11 @@ export class AppendBatchError extends Schema.TaggedError<AppendBatchError>()("Ap
     BackendFailureError
   )
 }) {
-  /** The cause's message, then how many of the batch's entries were written before it stopped. */
+  /** The cause's message, then how many of the batch's entries were written before it stopped (none, now). */
   override get message(): string {
+    if (this.written === 0 && this.pending === 0) {
+      return `${this.error.message}; none of the batch's ${this.total} entries was written`
+    }
     const pending = this.pending === 0 ? "" : ` (${this.pending} more accepted, not yet written)`
     return `${this.error.message}; ${this.written} of ${this.total} entries written before it stopped${pending}`
   }

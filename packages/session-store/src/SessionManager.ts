@@ -149,10 +149,7 @@ export interface SessionManager {
 
   /** Appends a message; returns its id. */
   readonly appendMessage: (message: AgentMessage.AgentMessage) => Effect.Effect<string, WriteError>
-  /**
-   * Appends messages in order under one hold of the lock (each its own line); a failure part-way
-   * says in `AppendBatchError.written` how many were written, so a retry does not duplicate them.
-   */
+  /** Appends messages in order as ONE commit (each its own row, all stored or none: `AppendBatchError.written` 0). */
   readonly appendMessages: (
     messages: ReadonlyArray<AgentMessage.AgentMessage>
   ) => Effect.Effect<ReadonlyArray<string>, AppendBatchError>

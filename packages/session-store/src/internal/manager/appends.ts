@@ -1,6 +1,7 @@
 /**
  * The append API of spec §4: each call builds one entry under the current leaf (id from the id
- * source, unique in the session; timestamp from `Clock`), commits it, and returns its id.
+ * source, unique in the session; timestamp from `Clock`), commits it, and returns its id;
+ * `appendMessages` builds its entries in a chain and commits them at once.
  */
 import type { AgentMessage } from "@branchlog/session-core"
 import { Entry, SessionContext, SessionState, Tree } from "@branchlog/session-core"
@@ -9,7 +10,7 @@ import { AppendBatchError, ContextEditRefusedError, EntryNotFoundError } from ".
 import type { Core, OwnRow } from "./core.js"
 import { isoTime, mintId, pathField } from "./core.js"
 import type { WriteError } from "./persist.js"
-import { commit, withWriteLock } from "./persist.js"
+import { commit } from "./persist.js"
 
 /**
  * The fields every entry starts with, in the references' key order. Each build gets a fresh object:
@@ -62,37 +63,50 @@ export const appendMessage = (core: Core, message: AgentMessage.AgentMessage) =>
   )
 
 /**
- * `appendMessages`: the messages in order, under one hold of the transcript lock (each its own
- * write of one line). A failure part-way fails with `AppendBatchError`, which says how many of
- * them were written (and how many wait, pending, for the session's first flush).
+ * The build of a batch of messages: one entry each, in order, the first under the current leaf and
+ * each next under the one before (as many `appendMessage` calls would chain them), ids unique in the
+ * session and among themselves, one timestamp (`now`: the batch is one commit).
+ */
+const batch = (core: Core, messages: ReadonlyArray<AgentMessage.AgentMessage>) => (now: number) => {
+  const rows: Array<OwnRow> = new Array(messages.length)
+  const minted = new Set<string>()
+  const timestamp = isoTime(now)
+  let parentId = core.state.leafId
+  for (let i = 0; i < messages.length; i++) {
+    const id = mintId(core, minted)
+    minted.add(id)
+    rows[i] = { _tag: "Entry", entry: Entry.makeMessage({ id, parentId, timestamp, message: messages[i]! }) }
+    parentId = id
+  }
+  return rows
+}
+
+/**
+ * `appendMessages`: the messages in order, as ONE commit (`commit` with every row at once): the
+ * entries are built as that many `appendMessage` calls would build them (ids, parents chained,
+ * applied to the state in order), then kept pending together when the session does not flush yet
+ * (no assistant message so far, none in the batch, not eager), else handed to the store in one
+ * `append` (one write of several lines for files, one transaction for SQL) together with the rows
+ * pending before them. All or nothing: a failure leaves the state as it was before the batch (no
+ * entry of it applied, the leaf unchanged) and fails with `AppendBatchError` (`written: 0`).
  */
 export const appendMessages = (
   core: Core,
   messages: ReadonlyArray<AgentMessage.AgentMessage>
 ): Effect.Effect<ReadonlyArray<string>, AppendBatchError> =>
-  Effect.suspend(() => {
-    const ids: Array<string> = []
-    const append = Effect.forEach(
-      messages,
-      (message) => Effect.map(appendMessage(core, message), (id) => void ids.push(id)),
-      { discard: true }
-    )
-    return (messages.length === 0 ? Effect.void : withWriteLock(core, append)).pipe(
-      Effect.as(ids),
-      Effect.mapError((error) => {
-        const pending = new Set<string>()
-        for (const p of core.pending) if (p.row._tag === "Entry") pending.add(p.row.entry.id)
-        const waiting = ids.filter((id) => pending.has(id)).length
-        return new AppendBatchError({
-          ...pathField(core),
-          written: ids.length - waiting,
-          pending: waiting,
-          total: messages.length,
-          error
-        })
-      })
-    )
-  })
+  Effect.suspend(() =>
+    messages.length === 0
+      ? Effect.succeed([])
+      : commit(core, batch(core, messages), {
+        assistant: messages.some((message) => message.role === "assistant"),
+        operation: "appendMessages"
+      }).pipe(
+        Effect.map((rows) => rows.map((row) => (row as { readonly entry: Entry.Entry }).entry.id)),
+        Effect.mapError((error) =>
+          new AppendBatchError({ ...pathField(core), written: 0, pending: 0, total: messages.length, error })
+        )
+      )
+  )
 
 /** `appendThinkingLevelChange`. */
 export const appendThinkingLevelChange = (core: Core, thinkingLevel: string) =>

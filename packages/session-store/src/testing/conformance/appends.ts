@@ -1,8 +1,10 @@
 /** Every append kind: the stored row's fields, and the same entry (and its effect on the context) after a reopen. */
 import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import type { Held, TranscriptStoreShape } from "../../TranscriptStore.js"
+import { TranscriptStore } from "../../TranscriptStore.js"
 import type { Group } from "./support.js"
-import { assistant, reopen, stored, test, toolResult, user, written } from "./support.js"
+import { assistant, raw, reopen, stored, test, toolResult, user, written } from "./support.js"
 
 const usage = {
   input: 10,
@@ -12,6 +14,44 @@ const usage = {
   totalTokens: 15,
   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 }
 }
+
+/**
+ * The store in context, wrapped to record the rows of every write a manager asks of it (one array
+ * per call: `create`, `append`, and the synchronous paths that wrote); managers made under
+ * `provide` write through it.
+ */
+const recordingWrites = Effect.map(TranscriptStore, (store) => {
+  const writes: Array<ReadonlyArray<string>> = []
+  const held = (h: Held): Held => {
+    const vouched = h.unsafeAppendVouched
+    return {
+      ...h,
+      create: (rows, options) => Effect.suspend(() => (writes.push(rows), h.create(rows, options))),
+      append: (cursor, rows, options) => Effect.suspend(() => (writes.push(rows), h.append(cursor, rows, options))),
+      ...(vouched === undefined ? {} : {
+        unsafeAppendVouched: (cursor, rows, options) => {
+          const result = vouched(cursor, rows, options)
+          if (result !== undefined) writes.push(rows)
+          return result
+        }
+      })
+    }
+  }
+  const locked = store.unsafeAppendLocked
+  const wrapped: TranscriptStoreShape = {
+    ...store,
+    exclusive: (ref, use, options) => store.exclusive(ref, (h) => use(held(h)), options),
+    ...(locked === undefined ? {} : {
+      unsafeAppendLocked: (fiber, ref, cursor, rows, options) => {
+        let texts: ReadonlyArray<string> = []
+        const result = locked(fiber, ref, cursor, () => (texts = rows()), options)
+        if (result !== undefined && texts.length > 0) writes.push(texts)
+        return result
+      }
+    })
+  }
+  return { writes, provide: Effect.provideService(TranscriptStore, wrapped) }
+})
 
 /** The append cases. */
 export const group: Group = {
@@ -179,6 +219,44 @@ export const group: Group = {
         const refused = yield* Effect.flip(sm.appendContextEdit(off, null))
         expect(refused._tag).toBe("ContextEditRefusedError")
         expect(yield* stored(s, ref)).toHaveLength(before)
+      })),
+    test("a batch of messages is one commit: the store gets all its rows in one write, in order, chained", (s) =>
+      Effect.gen(function*() {
+        const { writes, provide } = yield* recordingWrites
+        const { manager: sm, ref } = yield* provide(written(s, 1, { eagerFlush: true }))
+        const before = yield* raw(s, ref)
+        writes.length = 0
+        const ids = yield* provide(sm.appendMessages([user("a"), assistant("b"), toolResult("c"), user("d")]))
+        const rows = yield* raw(s, ref)
+        expect(rows.slice(0, before.length)).toEqual(before)
+        expect(rows.slice(before.length).map((row) => JSON.parse(row).id)).toEqual(ids)
+        expect(writes).toEqual([rows.slice(before.length)])
+        const parents = rows.slice(before.length).map((row) => JSON.parse(row).parentId)
+        expect(parents).toEqual([JSON.parse(before.at(-1)!).id, ...ids.slice(0, -1)])
+        // inside withWriteLock, the same: one write for the batch
+        writes.length = 0
+        const held = yield* provide(sm.withWriteLock(sm.appendMessages([user("e"), assistant("f")])))
+        expect(writes.map((w) => w.map((row) => JSON.parse(row).id))).toEqual([held])
+        expect((yield* reopen(s, ref)).getEntries()).toEqual(sm.getEntries())
+      })),
+    test("a batch before the first assistant message waits; the batch with one is written with it, in one write", (s) =>
+      Effect.gen(function*() {
+        const { writes, provide } = yield* recordingWrites
+        const place = yield* s.place
+        const sm = yield* provide(s.create(place, "/work/project"))
+        const ref = s.refOf(sm)
+        const waiting = yield* provide(sm.appendMessages([user("q1"), user("q2")]))
+        expect(writes).toEqual([])
+        expect(yield* s.rows(ref)).toBeUndefined()
+        expect(sm.getEntries().map((e) => e.id)).toEqual(waiting)
+        const answered = yield* provide(sm.appendMessages([assistant("a1"), user("q3")]))
+        const rows = yield* stored(s, ref)
+        expect(rows.map((row) => row.type)).toEqual(["session", "message", "message", "message", "message"])
+        expect(rows.slice(1).map((row) => row.id)).toEqual([...waiting, ...answered])
+        expect(rows.slice(1).map((row) => row.parentId)).toEqual([null, ...waiting, answered[0]])
+        expect(writes).toHaveLength(1)
+        expect(writes[0]!.map((text) => JSON.parse(text).id)).toEqual(rows.map((row) => row.id))
+        expect(sm.hasAssistantMessage()).toBe(true)
       })),
     test("every entry's timestamp is ISO time with milliseconds in UTC, and ids are unique", (s) =>
       Effect.gen(function*() {
