@@ -135,16 +135,16 @@ export interface AgentSessionShape {
   readonly setModel: (provider: string, modelId: string) => Effect.Effect<ModelInfo, ModelNotFoundError | WriteError>
   /** Sets the thinking level and appends `thinking_level_change`; returns the effective level. */
   readonly setThinkingLevel: (level: string) => Effect.Effect<string, WriteError>
-  /** Compacts now. */
+  /** Compacts now (a bounded session manager, `SessionManager.resume`, loads the rest of the session first). */
   readonly compact: (
     options?: { readonly instructions?: string }
   ) => Effect.Effect<CompactionResult, CompactionError | AgentBusyError | WriteError>
-  /** Moves in the tree (spec §13 `/tree`). */
+  /** Moves in the tree (spec §13 `/tree`; a bounded session manager loads the rest of the session first). */
   readonly navigateTree: (
     targetId: string,
     options?: NavigateOptions
   ) => Effect.Effect<NavigateResult, NavigationErrors | AgentBusyError>
-  /** Forks at a user message (spec §13 `/fork`). */
+  /** Forks at a user message (spec §13 `/fork`; a bounded session manager loads the rest of the session first). */
   readonly fork: (entryId: string) => Effect.Effect<ForkResult, NavigationErrors | AgentBusyError>
   /** The system prompt for the active tools. */
   readonly systemPrompt: () => string
@@ -195,6 +195,8 @@ export const make = (options: Options): Effect.Effect<AgentSessionShape, WriteEr
 
     const compactNow = (instructions?: string) =>
       Effect.gen(function*() {
+        // the whole branch (a bounded manager's `getBranch` would throw `SessionNotLoadedError`)
+        yield* sm.loadFull()
         const plan = Compaction.prepare(sm.getBranch(), settings)
         if (plan === undefined) return yield* new CompactionError({ reason: "nothing to compact" })
         const summary = yield* Compaction.summarize(

@@ -2,7 +2,8 @@
  * An agent session started over a bounded session (`SessionManager.resume` through the sidecar
  * index) stays bounded: restoring the thinking level asks the manager, which answers from the
  * active path and the settings rows before it, and writes exactly what a start over the full
- * open writes.
+ * open writes. A turn stays bounded too; `compact`, `navigateTree` and `fork` load the rest of the
+ * session first and do what they do over the full open.
  */
 import { SessionManager } from "@branchlog/session-store"
 import { afterAll, describe, expect, it } from "@effect/vitest"
@@ -89,4 +90,57 @@ describe("AgentSession start over a bounded session", () => {
         expect(bounded.sm.buildSessionContext()).toEqual(full.sm.buildSessionContext())
       }).pipe(Effect.provide(storeLayer)))
   }
+})
+
+describe("AgentSession over a bounded session: what needs the whole tree loads it first", () => {
+  /** The rows, without ids and times (the same script: the same rows). */
+  const shape = (file: string) =>
+    rowsOf(file).map(({ id: _id, parentId: _p, timestamp: _t, ...rest }) =>
+      rest.message === undefined ? rest : { ...rest, message: { ...rest.message, timestamp: 0 } }
+    )
+
+  it.live("a turn stays bounded; compact, navigateTree and fork load the rest and write what the full open writes", () =>
+    Effect.gen(function*() {
+      const run = (bounded: boolean) =>
+        Effect.gen(function*() {
+          const { sm, wasBounded } = yield* start(session(true), bounded)
+          const file = sm.getSessionFile()!
+          /** An agent session over a new manager of the file: resumed (bounded) or opened. */
+          const agentOver = Effect.gen(function*() {
+            // (the first resume catches the index up, or builds it again after a move behind the compaction)
+            if (bounded) yield* SessionManager.resume(file)
+            const again = bounded ? yield* SessionManager.resume(file) : yield* SessionManager.open(file)
+            const { session: agent } = yield* scripted(again, {
+              compaction: { enabled: true, thresholdRatio: 0.99, keepRecentTokens: 10 }
+            })
+            return { again, agent, opened: again.isBounded() }
+          })
+          const one = yield* agentOver
+          yield* one.agent.prompt("one more")
+          const afterTurn = one.again.isBounded()
+          const compaction = yield* one.agent.compact()
+          const two = yield* agentOver
+          const moved = yield* two.agent.navigateTree("e0000010")
+          const three = yield* agentOver
+          const forked = yield* three.agent.fork("e0000012")
+          return {
+            opened: [wasBounded, one.opened, two.opened, three.opened],
+            after: [afterTurn, one.again.isBounded(), two.again.isBounded(), three.again.isBounded()],
+            kept: compaction.firstKeptEntryId,
+            moved,
+            editorText: forked.editorText,
+            rows: shape(file)
+          }
+        })
+      const bounded = yield* run(true)
+      const full = yield* run(false)
+      expect(bounded.opened).toEqual([true, true, true, true])
+      // a turn stays bounded; compact, navigateTree and fork loaded the rest
+      expect(bounded.after).toEqual([true, false, false, false])
+      expect(full.opened).toEqual([false, false, false, false])
+      expect(bounded.kept).toBe(full.kept)
+      expect(bounded.moved).toEqual(full.moved)
+      expect(bounded.editorText).toBe(full.editorText)
+      expect(bounded.rows).toEqual(full.rows)
+    }).pipe(Effect.provide(storeLayer)))
 })

@@ -2,8 +2,10 @@
  * Read commands build or catch up the sidecar index (issue 27), as real processes over real
  * files: the index a read command writes is the one a writer builds, byte for byte; a read racing
  * a writer loses and changes nothing; `--no-index` writes none; a folder the reader cannot write
- * answers all the same, with no index and no error.
+ * answers all the same, with no index and no error; reads off the loaded path of a compacted
+ * session (a `--leaf` behind the compaction, the whole tree, an export) answer as a whole read.
  */
+import { Messages } from "@branchlog/session-core/testing"
 import { SessionManager } from "@branchlog/session-store"
 import { SessionStore } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
@@ -154,4 +156,53 @@ describe("read commands and the sidecar index", () => {
     expect(statSync(dir).mode & 0o777).toBe(0o555)
     chmodSync(dir, 0o755)
   })
+
+  it(
+    "reads off the loaded path of a compacted session (--leaf behind it, tree --json, export) answer as a whole read",
+    async () => {
+      const dir = fresh()
+      const { behind, file, kept } = await Effect.runPromise(Effect.provide(
+        Effect.gen(function*() {
+          const sm = yield* SessionManager.create("/work", dir, { eagerFlush: true })
+          for (let i = 0; i < 10; i++) {
+            yield* sm.appendMessage(Messages.user(`u${i}`))
+            yield* sm.appendMessage(Messages.assistant(`a${i}`))
+          }
+          const branch = sm.getBranch()
+          yield* sm.appendCompaction("the start", branch[branch.length - 4]!.id, 10)
+          yield* sm.appendMessage(Messages.user("after"))
+          const file = sm.getSessionFile()!
+          // the index, then a bounded open through it
+          yield* SessionManager.resume(file)
+          const resumed = yield* SessionManager.resume(file)
+          expect(resumed.isBounded()).toBe(true)
+          return { file, behind: branch[5]!.id, kept: branch[branch.length - 4]!.id }
+        }),
+        SessionStore.layerNode
+      ))
+      for (const leaf of [behind, kept]) {
+        for (const command of ["context", "show"]) {
+          const bounded = await runProcess([command, file, "--leaf", leaf, "--json"])
+          expect(bounded.code, bounded.stderr).toBe(0)
+          const whole = await runProcess([command, file, "--leaf", leaf, "--json", "--full"])
+          if (command === "show" && leaf === kept) {
+            // on the loaded path: `show` prints the branch from the compaction's kept entry (`bounded`)
+            expect(json(bounded).bounded).toBe(true)
+            expect(json(bounded).entries).toEqual(json(whole).entries.slice(-1))
+          } else expect(json(bounded), `${command} --leaf ${leaf}`).toEqual(json(whole))
+        }
+      }
+      const missing = await runProcess(["context", file, "--leaf", "nosuchid", "--json"])
+      expect(missing.code).toBe(2)
+      expect(missing.stderr).toContain("no entry nosuchid")
+      const tree = await runProcess(["tree", file, "--json"])
+      expect(tree.code, tree.stderr).toBe(0)
+      expect(json(tree)).toEqual(json(await runProcess(["tree", file, "--json", "--no-index"])))
+      const md = await runProcess(["export", file, "--md", "-"])
+      expect(md.code, md.stderr).toBe(0)
+      expect(md.stdout).toBe((await runProcess(["export", file, "--md", "-", "--no-index"])).stdout)
+      expect(md.stdout).toContain("u0")
+    },
+    60_000
+  )
 })

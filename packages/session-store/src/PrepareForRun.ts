@@ -9,7 +9,8 @@
  *    backup) only when it changed.
  *
  * The rewrites and the reset run under the transcript lock after folding what other writers did
- * meanwhile (their rows are kept); a reset is refused when an assistant message appeared.
+ * meanwhile (their rows are kept); a reset is refused when an assistant message appeared. A
+ * bounded manager (`SessionManager.resume`) has the rest of its session loaded first.
  *
  * @since 0.1.0
  */
@@ -35,6 +36,8 @@ export const prepareForRun = (
 ): Effect.Effect<RunPreparation, WriteError | InvalidSessionFileError> =>
   Effect.gen(function*() {
     if (manager.getHeader() === null) return "none"
+    // a bounded manager (`resume`): every case below reads or rewrites the whole session
+    yield* manager.loadFull()
     const identity = { sessionId: input.sessionId, cwd: input.cwd }
     if (!input.hadSessionFile) {
       yield* manager.setIdentity(identity)

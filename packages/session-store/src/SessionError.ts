@@ -126,3 +126,21 @@ export class AppendBatchError extends Schema.TaggedError<AppendBatchError>()("Ap
     return `${this.error.message}; ${this.written} of ${this.total} entries written before it stopped${pending}`
   }
 }
+
+/**
+ * A synchronous read of a session opened bounded (`SessionManager.resume`: only its active path is
+ * loaded) that the bounded state cannot answer exactly (`getTree`, `getEntries`, `getState`, a
+ * branch or a context reaching behind the loaded path, …). Nothing was loaded: run
+ * `yield* manager.loadFull()` first, then read again. Thrown, not returned: the reads are synchronous.
+ */
+export class SessionNotLoadedError extends Schema.TaggedError<SessionNotLoadedError>()("SessionNotLoadedError", {
+  path: Schema.optional(Schema.String),
+  method: Schema.String
+}) {
+  /** Names the method and the session, and says what to do. */
+  override get message(): string {
+    return `${this.method}: the session${
+      this.path === undefined ? "" : ` ${this.path}`
+    } was opened bounded (SessionManager.resume) and this read needs the rest of it: \`yield* manager.loadFull()\` first`
+  }
+}

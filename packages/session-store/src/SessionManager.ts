@@ -34,7 +34,7 @@ import type {
   ReadOnlySessionError,
   SessionFileConflictError
 } from "./SessionError.js"
-import { ContextEditRefusedError, EntryNotFoundError } from "./SessionError.js"
+import { ContextEditRefusedError, EntryNotFoundError, SessionNotLoadedError } from "./SessionError.js"
 import type * as SessionRef from "./SessionRef.js"
 import { TranscriptStore } from "./TranscriptStore.js"
 import type { HoldOptions, LoadReport as StoreLoadReport, StaleCursorError, StoreFailure } from "./TranscriptStore.js"
@@ -78,7 +78,11 @@ export type OpenError = StoreFailure | SessionRef.InvalidSessionRefError
  */
 export type StoreRequirement = TranscriptStore
 
-/** A session: reads are synchronous, writes are Effects. */
+/**
+ * A session: reads are synchronous, writes are Effects. A session opened bounded (`resume`) holds
+ * only its active path until `loadFull()`: each read says below what it answers then; a read it
+ * cannot answer exactly throws `SessionNotLoadedError` (it never loads, and never guesses).
+ */
 export interface SessionManager {
   /** The working folder the session belongs to. */
   readonly getCwd: () => string
@@ -94,36 +98,54 @@ export interface SessionManager {
   readonly isPersisted: () => boolean
   /** `true` when opened with `readOnly`. */
   readonly isReadOnly: () => boolean
-  /** The visible leaf. */
+  /** The visible leaf (bounded: answers). */
   readonly getLeafId: () => string | null
-  /** The entry at the visible leaf. */
+  /** The entry at the visible leaf (bounded: answers; the leaf is on the loaded path). */
   readonly getLeafEntry: () => Entry.Entry | undefined
-  /** An entry by id. */
+  /**
+   * An entry by id. Bounded: answers for an entry of the loaded path (or appended since) and
+   * `undefined` for an id the session certainly does not hold; any other id throws `SessionNotLoadedError`.
+   */
   readonly getEntry: (id: string) => Entry.Entry | undefined
-  /** The children of an entry (`null`: the roots), in file order. */
+  /**
+   * The children of an entry (`null`: the roots), in file order. Bounded: `[]` for an id the
+   * session certainly does not hold; else throws `SessionNotLoadedError` (any entry may have
+   * children off the loaded path).
+   */
   readonly getChildren: (parentId: string | null) => Array<Entry.Entry>
-  /** The label of an entry. */
+  /** The label of an entry (bounded: answers; the labels of the whole session are loaded). */
   readonly getLabel: (id: string) => string | undefined
-  /** The root-first path to `fromId` (default: the leaf). */
+  /**
+   * The root-first path to `fromId` (default: the leaf). Bounded: answers when that path is whole
+   * in the loaded state (the session has no compaction on the loaded path, or the path starts at a
+   * root appended since) and `[]` for an id the session certainly does not hold; else (a path
+   * from behind the last compaction) throws `SessionNotLoadedError`.
+   */
   readonly getBranch: (fromId?: string | null) => Array<Entry.Entry>
-  /** The header, or `null`. */
+  /** The header, or `null` (bounded: answers). */
   readonly getHeader: () => Entry.SessionHeader | null
-  /** Every canonical entry in file order. */
+  /** Every canonical entry in file order. Bounded: throws `SessionNotLoadedError`. */
   readonly getEntries: () => ReadonlyArray<Entry.Entry>
-  /** The whole forest. */
+  /** The whole forest. Bounded: throws `SessionNotLoadedError`. */
   readonly getTree: () => Array<Tree.TreeNode>
-  /** The session name (latest `session_info`). */
+  /** The session name (latest `session_info`; bounded: answers, the name is the whole session's). */
   readonly getSessionName: () => string | undefined
-  /** The LLM context at the leaf (or at `leafId`). */
+  /**
+   * The LLM context at the leaf (or at `leafId`). Bounded: always answers at the leaf (a write that
+   * moves the leaf where it could not loads the rest first); at another `leafId`, answers when its
+   * path holds what the context takes (the loaded path from the last compaction's kept entry, or a
+   * path from a root appended since), else throws `SessionNotLoadedError`.
+   */
   readonly buildSessionContext: (leafId?: string | null) => Context.SessionContext
   /**
-   * `true` when the path to the leaf (or to `leafId`) holds a `thinking_level_change`; a bounded
-   * session answers without loading the rest when the path is in its bounded state.
+   * `true` when the path to the leaf (or to `leafId`) holds a `thinking_level_change`. Bounded:
+   * answers for the leaf and every entry loaded (from the path and the settings rows before it)
+   * and `false` for an id the session certainly does not hold; else throws `SessionNotLoadedError`.
    */
   readonly hasThinkingLevelChange: (leafId?: string | null) => boolean
   /**
    * The live state (for session-core queries such as `JsonView`): do not `apply` to it; `clone` to
-   * keep it. A bounded session loads the rest first (see `getBoundedState`).
+   * keep it. Bounded: throws `SessionNotLoadedError` (`getBoundedState` gives the partial state).
    */
   readonly getState: () => SessionState.SessionState
   /**
@@ -140,11 +162,15 @@ export interface SessionManager {
   /** Rows applied but not yet written (waiting for the first assistant message). */
   readonly pendingCount: () => number
   /**
-   * `true` while a `resume`d session holds only its active path (`getBoundedState`); whatever needs
-   * the rest loads it on demand (`getState`, `getTree`, `getEntries`, `getBranch`, …).
+   * `true` while a `resume`d session holds only its active path (`getBoundedState`): the reads that
+   * need the rest (`getState`, `getTree`, `getEntries`, …) throw `SessionNotLoadedError` until
+   * `loadFull()`; the writes that need it load it themselves.
    */
   readonly isBounded: () => boolean
-  /** Loads the rest of a bounded session now (nothing to do otherwise). */
+  /**
+   * Loads the rest of a bounded session now, keeping the leaf and what this manager wrote (nothing
+   * to do otherwise): `yield* manager.loadFull()` before a read that needs the whole session.
+   */
   readonly loadFull: () => Effect.Effect<void, StoreFailure>
 
   /** Appends a message; returns its id. */
@@ -223,8 +249,13 @@ export interface SessionManager {
   readonly refresh: () => Effect.Effect<void, WriteError>
   /** Holds the transcript lock across `effect` (e.g. one agent turn). */
   readonly withWriteLock: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | WriteError, R>
-  /** Sets the header's id and cwd in memory (written with the next rewrite or first flush); returns whether it changed. */
-  readonly setIdentity: (identity: { readonly sessionId: string; readonly cwd: string }) => Effect.Effect<boolean>
+  /**
+   * Sets the header's id and cwd in memory (written with the next rewrite or first flush); returns
+   * whether it changed. A bounded session loads the rest first (the store's failures).
+   */
+  readonly setIdentity: (
+    identity: { readonly sessionId: string; readonly cwd: string }
+  ) => Effect.Effect<boolean, StoreFailure>
   /** Rewrites the file from the state atomically, after a backup labelled `label`; returns the backups. */
   readonly rewrite: (label?: string) => Effect.Effect<ReadonlyArray<string>, WriteError>
   /**
@@ -281,10 +312,15 @@ export interface ResumeOptions extends Options {
 /**
  * Opens a session bounded (issue 16): through the store's index, only the active path from the
  * last compaction's kept entry (or from the root) to the leaf is read, so resuming costs that
- * path, not the session. The leaf, the name, the labels and the context are exactly `open`'s;
- * appends, labels and names, and branching on that path work at once; what needs the rest
- * (`getTree`, `getEntries`, `getBranch`, a branch elsewhere, a fork, a rewrite, rows that other
- * writers appended) loads it on demand. A store without a bounded open (`loadActive`) opens fully.
+ * path, not the session. The leaf, the header, the name, the labels and the context at the leaf
+ * are exactly `open`'s, and so are the reads of entries on that path; appends, labels and names,
+ * and branching on that path work at once. The writes that need the rest (a branch elsewhere, a
+ * fork, a rewrite, rows that other writers appended) load it first, as an effect. The synchronous
+ * reads never load: those the loaded path cannot answer exactly (`getTree`, `getEntries`,
+ * `getState`, `getChildren`, `getBranch` from behind the last compaction, a context or an entry
+ * off the path) throw `SessionNotLoadedError`; run `yield* manager.loadFull()` before them (each
+ * read's documentation says what it answers bounded). A store without a bounded open
+ * (`loadActive`) opens fully, and every read answers.
  */
 export const resume = (
   session: string | SessionRef.SessionRef,
@@ -297,6 +333,25 @@ export const resume = (
       readOnly: options.readOnly ?? false,
       writeIndex: options.writeIndex ?? options.readOnly !== true
     }))
+
+/**
+ * `read(manager)` as an effect that a bounded session answers too: from what it holds when the
+ * read can be answered from that (nothing loaded), else after `manager.loadFull()` (the read
+ * threw `SessionNotLoadedError`; reads have no side effects, so it is asked again). Any other
+ * throw is a defect.
+ */
+export const reading = <A>(
+  manager: SessionManager,
+  read: (manager: SessionManager) => A
+): Effect.Effect<A, StoreFailure> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(read(manager))
+    } catch (error) {
+      if (!(error instanceof SessionNotLoadedError)) return Effect.die(error)
+      return Effect.zipRight(manager.loadFull(), Effect.sync(() => read(manager)))
+    }
+  })
 
 /** Opens the most recent session of the folder (by mtime), or creates a new one (`WriteError`: see `create`). */
 export const continueRecent = (
@@ -337,6 +392,9 @@ export const forkFrom = (
 
 /** `Entry <id> not found`. */
 export { EntryNotFoundError }
+
+/** A synchronous read of a bounded session that needs the rest of it: `yield* manager.loadFull()` first. */
+export { SessionNotLoadedError }
 
 /** `appendContextEdit` refused its target (off the active branch, not editable) or its replacement. */
 export { ContextEditRefusedError }

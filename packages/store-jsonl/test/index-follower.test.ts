@@ -105,7 +105,8 @@ for (const harness of harnesses) {
             for (let i = 0; i < 5; i++) yield* sm.appendMessage(user(`held ${i}`))
             yield* sm.appendLabelChange(onPath, "here")
             yield* sm.appendSessionInfo("named")
-            const branch = sm.getBranch()
+            // the loaded path and what was appended to it (a bounded `getBranch` would throw)
+            const branch = sm.getBoundedState()!.entries
             yield* sm.appendCompaction("later", branch[branch.length - 3]!.id, 7)
             yield* sm.appendMessage(assistant("after the compaction"))
           }))

@@ -94,18 +94,25 @@ for (const harness of harnesses) {
         expect(sm.isBounded()).toBe(true)
         expect(sm.getBoundedState()!.entries.length).toBeLessThan(20)
         const onPath = sm.getBoundedState()!.entries[3]!.id
+        const afterCompaction = sm.getLeafId()!
         yield* sm.appendMessage(assistant("more"))
         yield* sm.appendLabelChange(onPath, "here")
         yield* sm.appendSessionInfo("named")
-        yield* sm.branch(onPath)
+        yield* sm.branch(afterCompaction)
         yield* sm.appendMessage(user("branched"))
         expect(sm.isBounded()).toBe(true)
         const full = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false })
         expect(answers(sm)).toEqual(answers(full))
-        // the whole tree loads on demand, transparently
-        expect(sm.getTree().length).toBe(full.getTree().length)
+        // the whole tree is not loaded by a synchronous read: it throws until `loadFull`
+        expect(() => sm.getTree()).toThrow(SessionManager.SessionNotLoadedError)
+        expect(sm.isBounded()).toBe(true)
+        // a branch behind the compaction loads the rest first (the context there needs it)
+        yield* sm.branch(onPath)
         expect(sm.isBounded()).toBe(false)
+        expect(sm.getTree().length).toBe(full.getTree().length)
         expect(sm.getEntries().length).toBe(full.getEntries().length)
+        const again = yield* SessionManager.open(file, undefined, undefined, { readOnly: true, cache: false })
+        expect(answers(sm)).toEqual(answers(again))
       }).pipe(Effect.provide(layer as Layer.Layer<Requirements>))
     })
 

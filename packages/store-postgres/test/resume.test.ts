@@ -1,8 +1,9 @@
 /**
  * The bounded open (`SessionManager.resume` through `loadActive`) of the PostgreSQL store, where it
  * depends on PostgreSQL itself (the rest, from fixtures to random writes, is the conformance
- * suite's `bounded open` group): resumes racing with another host's appends, whatever is done to
- * the stored summary's columns, and a database of the previous schema version.
+ * suite's `bounded open` group): resumes racing with another host's appends, the rest loaded by
+ * `loadFull` (an ordinary asynchronous load) after another host appended, whatever is done to the
+ * stored summary's columns, and a database of the previous schema version.
  */
 import { Messages } from "@branchlog/session-core/testing"
 import * as SessionManager from "@branchlog/session-store/SessionManager"
@@ -57,6 +58,29 @@ describe("postgres bounded open (resume)", () => {
       expect(new Set(seen.map((s) => s.rows)).size).toBeGreaterThan(3)
     }))
   }, 300_000)
+
+  it("the rest of a bounded session is an ordinary load: refused by getTree, read by loadFull", async () => {
+    const url = await database()
+    await run(Effect.gen(function*() {
+      const { bounded, ref } = yield* ResumeChecks.compacted(url)
+      expect(bounded).toBe(true)
+      const sm = yield* SessionManager.resume(ref)
+      const full = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
+      expect(sm.isBounded()).toBe(true)
+      expect(() => sm.getTree()).toThrow(SessionManager.SessionNotLoadedError)
+      expect(sm.buildSessionContext()).toEqual(full.buildSessionContext())
+      // another host appends meanwhile: the rest read later holds it, the leaf kept
+      const other = yield* SessionManager.open(ref, undefined, undefined, { cache: false })
+      const theirs = yield* other.appendMessage(user("from another host"))
+      const leaf = sm.getLeafId()
+      yield* sm.loadFull()
+      expect(sm.isBounded()).toBe(false)
+      expect(sm.getLeafId()).toBe(leaf)
+      expect(sm.getEntry(theirs)?.parentId).toBe(leaf)
+      const again = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
+      expect(JSON.stringify(sm.getTree())).toBe(JSON.stringify(again.getTree()))
+    }))
+  }, 120_000)
 
   it("a damaged, stale or foreign summary: still the full open's answers, then bounded again", async () => {
     const url = await database()

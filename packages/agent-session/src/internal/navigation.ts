@@ -80,6 +80,8 @@ export const navigateTree = (
   options: NavigateOptions = {}
 ): Effect.Effect<NavigateResult, Errors> =>
   Effect.gen(function*() {
+    // the target, its parent and the abandoned branch may lie anywhere: a bounded manager loads the rest
+    yield* sm.loadFull()
     const target = yield* find(sm, targetId)
     const editorText = userTextOf(target)
     const leafId = editorText === undefined ? target.id : Tree.parentOf(sm.getState(), target)
@@ -115,6 +117,8 @@ export const navigateTree = (
 /** Forks at a user message (spec §13 `/fork`). */
 export const fork = (sm: SessionManager.SessionManager, entryId: string): Effect.Effect<ForkResult, Errors> =>
   Effect.gen(function*() {
+    // the entry and its parent may lie anywhere: a bounded manager loads the rest
+    yield* sm.loadFull()
     const entry = yield* find(sm, entryId)
     const editorText = entry.type === "message" && entry.message.role === "user" ? userTextOf(entry) : undefined
     if (editorText === undefined) {

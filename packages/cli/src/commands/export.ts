@@ -69,6 +69,8 @@ export const exportCommand: CliCommand = Command.make(
         return yield* new UsageError({ path: file, detail: "--json prints on stdout: write the export to a file" })
       }
       const session = yield* openReadOnly(file)
+      // the page holds the whole tree: a bounded session loads the rest
+      yield* session.loadFull()
       const title = session.getSessionName() ?? `Session ${session.getSessionId()}`
       const files = yield* TranscriptFile.TranscriptFile
       const written: Array<Written> = []

@@ -1,6 +1,6 @@
 /** The read commands `info`, `tree`, `context` (`show` and `continue`: show.ts). They never modify a file. */
 import { JsonView } from "@branchlog/session-core"
-import type { SessionManager } from "@branchlog/session-store"
+import { SessionManager } from "@branchlog/session-store"
 import type { SessionOutline } from "@branchlog/store-jsonl"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
@@ -40,14 +40,21 @@ export const reportDamage = (path: string, session: SessionManager.SessionManage
     : Output.note(`${path}: ${corrupt} unreadable line(s) skipped; run \`branchlog fsck ${path}\` for details`)
 }
 
-/** The leaf to read at: the option's id (which must exist), else the session's leaf. */
+/**
+ * The leaf to read at: the option's id (which must exist), else the session's leaf. A bounded
+ * session loads the rest only when the id is neither on its loaded path nor certainly absent.
+ */
 export const leafOf = (path: string, session: SessionManager.SessionManager, option: Option.Option<string>) =>
   Option.match(option, {
     onNone: () => Effect.succeed(session.getLeafId()),
     onSome: (id) =>
-      session.getEntry(id) === undefined
-        ? Effect.fail(new UsageError({ path, detail: `no entry ${id}` }))
-        : Effect.succeed<string | null>(id)
+      Effect.flatMap(
+        SessionManager.reading(session, (s) => s.getEntry(id)),
+        (entry) =>
+          entry === undefined
+            ? Effect.fail(new UsageError({ path, detail: `no entry ${id}` }))
+            : Effect.succeed<string | null>(id)
+      )
   })
 
 /** The first lines of `info`: file, id, version (and the one on disk), cwd, parent and name. */
@@ -137,6 +144,8 @@ export const info: CliCommand = Command.make(
           return yield* indexedInfo(file, session, outline.value, counts.value, args.json)
         }
       }
+      // every entry is summed: a bounded session (no index to count from) loads the rest
+      yield* session.loadFull()
       const usage: Usage.SessionUsage = {
         all: Usage.totals(session.getEntries()),
         activePath: Usage.totals(session.getBranch())
@@ -184,7 +193,10 @@ export const tree: CliCommand = Command.make(
       const file = yield* Pick.target(args.file, args)
       const session = yield* openReadOnly(file)
       yield* reportDamage(file, session)
-      if (json) return yield* Output.json(JsonView.tree(session.getState()))
+      if (json) {
+        yield* session.loadFull()
+        return yield* Output.json(JsonView.tree(session.getState()))
+      }
       const depth = Option.getOrUndefined(args.depth)
       if (depth !== undefined && depth < 0) {
         return yield* Effect.fail(new UsageError({ path: file, detail: "--depth must be 0 or more" }))
@@ -204,6 +216,8 @@ export const tree: CliCommand = Command.make(
           return yield* Effect.fail(new UsageError({ path: file, detail: `no entry ${around}` }))
         }
       } else {
+        // no index to print from: the whole tree
+        yield* session.loadFull()
         const shape = TreeText.stateShape(session.getState())
         const at = around === undefined ? undefined : shape.find(around)
         if (around !== undefined && at === undefined) {
@@ -244,7 +258,8 @@ export const context: CliCommand = Command.make(
       const session = yield* resumeReadOnly(file, full)
       yield* reportDamage(file, session)
       const at = yield* leafOf(file, session, leaf)
-      const built = session.buildSessionContext(at)
+      // at the leaf (or on the loaded path) from the bounded session; elsewhere after loading the rest
+      const built = yield* SessionManager.reading(session, (s) => s.buildSessionContext(at))
       if (llm) return yield* Output.json(LlmView.view(built))
       const answer = built
       if (json) return yield* Output.json(answer)

@@ -26,15 +26,21 @@ export interface ShowJson {
   readonly entries: ReadonlyArray<Entry.Entry>
 }
 
-/** The branch to show: from the last compaction's kept entry when the session was opened bounded. */
-const branchOf = (session: SessionManager.SessionManager, at: string | null) => {
-  const bounded = session.getBoundedState()
-  const branch = bounded !== undefined && (at === null || bounded.byId.has(at))
-    ? Tree.getBranch(bounded, at)
-    : session.getBranch(at)
-  const first = branch[0] as { readonly parentId?: string | null } | undefined
-  return { branch, cut: bounded !== undefined && first !== undefined && typeof first.parentId === "string" }
-}
+/**
+ * The branch to show: from the last compaction's kept entry when the session was opened bounded
+ * and `at` is on the loaded path; else the whole branch (a bounded session loads the rest first).
+ */
+const branchOf = (session: SessionManager.SessionManager, at: string | null) =>
+  Effect.gen(function*() {
+    const bounded = session.getBoundedState()
+    if (bounded !== undefined && (at === null || bounded.byId.has(at))) {
+      const branch = Tree.getBranch(bounded, at)
+      const first = branch[0] as { readonly parentId?: string | null } | undefined
+      return { branch, cut: first !== undefined && typeof first.parentId === "string" }
+    }
+    yield* session.loadFull()
+    return { branch: session.getBranch(at), cut: false }
+  })
 
 /** The readable lines of a branch. */
 const render = (branch: ReadonlyArray<Entry.Entry>, cut: boolean): Array<string> => {
@@ -79,7 +85,7 @@ const showSession = (file: string, options: {
     const session = yield* resumeReadOnly(file, options.full)
     yield* reportDamage(file, session)
     const at = yield* leafOf(file, session, options.leaf)
-    const { branch, cut } = branchOf(session, at)
+    const { branch, cut } = yield* branchOf(session, at)
     if (options.json) {
       return yield* Output.json(
         { file, sessionId: session.getSessionId(), leafId: at, bounded: cut, entries: branch } satisfies ShowJson

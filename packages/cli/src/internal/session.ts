@@ -39,8 +39,9 @@ export const openFull = (path: string) =>
 
 /**
  * Opens an existing session for reading: bounded (`SessionManager.resume`: through the sidecar
- * index, only the active path since the last compaction is read; what needs the rest, such as
- * `getState` or `getTree`, loads it on demand). The session is never written. Its index is built
+ * index, only the active path since the last compaction is read; a read that needs the rest, such
+ * as `getState` or `getTree`, throws `SessionNotLoadedError` until `yield* session.loadFull()`,
+ * which each command runs before such reads). The session is never written. Its index is built
  * (a session no branchlog writer touched) or caught up (rows other tools appended) beside it,
  * atomically and without the session's lock, unless `--no-index` was given; a folder that cannot
  * be written leaves it unwritten, and the read answers all the same, at full-read speed.

@@ -4,7 +4,8 @@
  * generator, the random walk of writes (the manager's, another manager's, another tool's raw rows)
  * after each step of which a resume must still answer so, a compacted session whose summary is
  * written, and the bounded opens made while another process appends, with the full folds of the
- * rows each covered.
+ * rows each covered; and the synchronous reads of a bounded manager, each of which must answer as
+ * the full open's or throw `SessionNotLoadedError`, loading nothing.
  *
  * @since 0.1.0
  */
@@ -12,6 +13,7 @@ import { SessionContext, type SessionState, Tree } from "@branchlog/session-core
 import { Messages } from "@branchlog/session-core/testing"
 import * as Effect from "effect/Effect"
 import * as IdSource from "../IdSource.js"
+import { SessionNotLoadedError } from "../SessionError.js"
 import * as SessionManager from "../SessionManager.js"
 import * as SessionRef from "../SessionRef.js"
 import * as StoreRows from "../StoreRows.js"
@@ -79,19 +81,90 @@ export const twice = (ref: string, options: { readonly readOnly?: boolean; reado
     return { first, after: yield* both(ref, options) }
   })
 
-/** A step of a {@link randomWalk} whose answers differed: a resume's from a full open's, or the writer's own. */
-export interface Mismatch {
-  readonly seed: number
-  readonly step: number
-  readonly of: "resume" | "writer"
+/** A synchronous read of a bounded manager that answered otherwise than the full open (or threw otherwise). */
+export interface Disagreement {
+  readonly read: string
+  readonly id: string | null | undefined
   readonly got: unknown
   readonly want: unknown
 }
 
-/** What a {@link randomWalk} saw: the steps a resume answered bounded, and every step that differed. */
+/** What {@link compareReads} found: the reads that disagreed, and how many threw `SessionNotLoadedError` or answered. */
+export interface Compared {
+  readonly disagreements: ReadonlyArray<Disagreement>
+  readonly refused: number
+  readonly answered: number
+}
+
+/**
+ * The synchronous reads of `manager` (bounded or not) against `full`'s: for each of `ids`, `null`,
+ * an id no session holds and (when both have the same leaf) the leaf: `getEntry`, `getBranch`,
+ * `getChildren`, `getLabel`, `buildSessionContext`, `hasThinkingLevelChange` (and `getLeafEntry`).
+ * Throwing `SessionNotLoadedError` (naming the read) is not a disagreement: the read needs the
+ * rest. Any other throw is, and so is another answer, or a read that loaded the rest (`isBounded`
+ * changed).
+ */
+export const compareReads = (
+  manager: SessionManager.SessionManager,
+  full: SessionManager.SessionManager,
+  ids: ReadonlyArray<string>
+): Compared => {
+  const disagreements: Array<Disagreement> = []
+  let refused = 0
+  let answered = 0
+  const bounded = manager.isBounded()
+  const ask = (read: string, id: string | null | undefined, f: (m: SessionManager.SessionManager) => unknown) => {
+    const want = canonical(f(full)) ?? "null"
+    try {
+      const got = canonical(f(manager)) ?? "null"
+      answered++
+      if (got !== want) disagreements.push({ read, id, got: JSON.parse(got), want: JSON.parse(want) })
+    } catch (error) {
+      if (error instanceof SessionNotLoadedError && error.method === read) refused++
+      else disagreements.push({ read, id, got: String(error), want: JSON.parse(want) })
+    }
+    if (manager.isBounded() !== bounded) {
+      disagreements.push({ read, id, got: "loaded the rest", want: "nothing loaded" })
+    }
+  }
+  for (const id of [...ids, "no-such-id-0001"]) {
+    ask("getEntry", id, (m) => m.getEntry(id))
+    ask("getLabel", id, (m) => m.getLabel(id))
+  }
+  for (const id of [...ids, null, "no-such-id-0001"]) {
+    ask("getBranch", id, (m) => m.getBranch(id).map((e) => e.id))
+    ask("getChildren", id, (m) => m.getChildren(id).map((e) => e.id))
+    ask("hasThinkingLevelChange", id, (m) => m.hasThinkingLevelChange(id))
+    // the whole session answers an unknown leaf with its last entry's context: a bounded one throws
+    ask("buildSessionContext", id, (m) => m.buildSessionContext(id))
+  }
+  if (manager.getLeafId() === full.getLeafId()) {
+    ask("getLeafEntry", undefined, (m) => m.getLeafEntry())
+    ask("getBranch", undefined, (m) => m.getBranch().map((e) => e.id))
+    ask("hasThinkingLevelChange", undefined, (m) => m.hasThinkingLevelChange())
+    ask("buildSessionContext", undefined, (m) => m.buildSessionContext())
+  }
+  return { disagreements, refused, answered }
+}
+
+/** A step of a {@link randomWalk} whose answers differed: a resume's from a full open's, or the writer's own. */
+export interface Mismatch {
+  readonly seed: number
+  readonly step: number
+  readonly of: "resume" | "writer" | "resume reads" | "writer reads"
+  readonly got: unknown
+  readonly want: unknown
+}
+
+/**
+ * What a {@link randomWalk} saw: the steps a resume answered bounded, the synchronous reads of
+ * bounded managers that threw `SessionNotLoadedError` and those that answered, and every step that differed.
+ */
 export interface Walk {
   readonly steps: number
   readonly bounded: number
+  readonly refused: number
+  readonly answered: number
   readonly mismatches: ReadonlyArray<Mismatch>
 }
 
@@ -102,7 +175,8 @@ export interface Walk {
  * open, now and then after a branch of its own); raw rows by another tool (`rawAppend`: no lock,
  * no index; most continue the leaf, some hang elsewhere); resumes anew. After every step a
  * bounded open must answer as a full open (`both`), and the writer, once refreshed, as a full open
- * at its own leaf.
+ * at its own leaf; and the synchronous reads of both, bounded, as a full open's or by throwing
+ * `SessionNotLoadedError` ({@link disagreements}).
  */
 export const randomWalk = <E, R>(options: {
   readonly location: string
@@ -116,6 +190,17 @@ export const randomWalk = <E, R>(options: {
     const mismatches: Array<Mismatch> = []
     let bounded = 0
     let steps = 0
+    let refused = 0
+    let answered = 0
+    /** The reads of `manager` against `whole` (ids: every entry's), counted when `manager` is bounded. */
+    const reads = (manager: SessionManager.SessionManager, whole: SessionManager.SessionManager) => {
+      const compared = compareReads(manager, whole, whole.getEntries().map((e) => e.id))
+      if (manager.isBounded()) {
+        refused += compared.refused
+        answered += compared.answered
+      }
+      return compared.disagreements
+    }
     const full = (ref: string) => SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
     for (let seed = 1; seed <= options.seeds; seed++) {
       const random = prng(seed)
@@ -156,20 +241,25 @@ export const randomWalk = <E, R>(options: {
           })
           yield* options.rawAppend(ref, created.getSessionId(), row)
         } else sm = yield* SessionManager.resume(ref)
-        const answered = yield* both(ref)
+        const resumed = yield* both(ref)
         steps++
-        if (answered.bounded) bounded++
-        if (canonical(answered.got) !== canonical(answered.want)) {
-          mismatches.push({ seed, step, of: "resume", got: answered.got, want: answered.want })
+        if (resumed.bounded) bounded++
+        if (canonical(resumed.got) !== canonical(resumed.want)) {
+          mismatches.push({ seed, step, of: "resume", got: resumed.got, want: resumed.want })
+        }
+        const whole = yield* full(ref)
+        for (const d of reads(resumed.manager, whole)) {
+          mismatches.push({ seed, step, of: "resume reads", got: d, want: d.want })
         }
         // the manager that wrote answers as a full open does at its own leaf (others' appends do not move it)
         yield* sm.refresh()
         const got = sm.buildSessionContext()
-        const want = (yield* full(ref)).buildSessionContext(sm.getLeafId())
+        const want = whole.buildSessionContext(sm.getLeafId())
         if (canonical(got) !== canonical(want)) mismatches.push({ seed, step, of: "writer", got, want })
+        for (const d of reads(sm, whole)) mismatches.push({ seed, step, of: "writer reads", got: d, want: d.want })
       }
     }
-    return { steps, bounded, mismatches } satisfies Walk
+    return { steps, bounded, refused, answered, mismatches } satisfies Walk
   })
 
 /**

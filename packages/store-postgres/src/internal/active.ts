@@ -35,10 +35,6 @@ export interface Deps {
     readOnly: boolean
   ) => Effect.Effect<{ readonly run: Run; readonly current: boolean } | undefined, StoreFailure>
   readonly load: (ref: SessionRef.PostgresRef, options: LoadOptions) => Effect.Effect<Loaded, StoreFailure>
-  /** A read-only load that runs synchronously (`Effect.runSync` serves it). */
-  readonly loadSync: (ref: SessionRef.PostgresRef, cwd: string) => Effect.Effect<Loaded, StoreFailure>
-  /** `false` when `loadSync` cannot run here (then every resume is a full load). */
-  readonly canLoadSync: () => boolean
   readonly cursorOf: (key: string, generation: number, seq: number) => Cursor
   /** The generation a cursor of this store holds. */
   readonly generationOf: (cursor: Cursor, key: string) => number | undefined
@@ -76,8 +72,8 @@ export const loadActive = (
     const full = Effect.map(deps.load(served, loadOptions), (loaded): ActiveResult => ({ _tag: "Full", loaded }))
     const db = yield* deps.connect(served.url, options.readOnly === true)
     if (db === undefined) return { _tag: "Full", loaded: StoreRows.missing }
-    // an older schema, read-only: no summary to read; or no way to load the rest synchronously
-    if (!db.current || !deps.canLoadSync()) return yield* full
+    // an older schema, read-only: no summary to read
+    if (!db.current) return yield* full
     const { run } = db
     const attempt = <A>(effect: Effect.Effect<A, SqlError>) => deps.attempt(effect, key)
     const mayWrite = writes(options)
@@ -148,8 +144,8 @@ export const loadActive = (
     const bounded = StoreRows.activeLoaded(active, (seq) => rows.get(seq), {
       cursor: deps.cursorOf(key, generation, lastSeq),
       bytesRead,
-      // a manager loads the rest from synchronous reads too (`Effect.runSync`)
-      loadRest: deps.loadSync(served, options.cwd)
+      // the rest, when the manager asks for it (`loadFull`, or a write that needs it): an ordinary load
+      loadRest: deps.load(served, { cwd: options.cwd, readOnly: true, cache: false })
     })
     if (bounded === undefined) return yield* build
     if (texts.length > 0 && mayWrite) yield* attempt(save(run, served.id, active)).pipe(Effect.ignore)

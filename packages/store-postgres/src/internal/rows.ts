@@ -162,14 +162,18 @@ export interface SessionHead {
   readonly lastSeq: number
 }
 
+/** The rows of a session as one statement saw them. */
+export interface Found {
+  readonly head: SessionHead
+  readonly texts: Array<string>
+  readonly tornTail: boolean
+}
+
 /** Every row of a session in order with its head, in one statement (one snapshot); `undefined`: no session. */
 export const loadRows = (
   run: Run,
   session: string
-): Effect.Effect<
-  { readonly head: SessionHead; readonly texts: Array<string>; readonly tornTail: boolean } | undefined,
-  SqlError
-> =>
+): Effect.Effect<Found | undefined, SqlError> =>
   Effect.map(
     run(
       `SELECT s.generation, s.last_seq, s.torn_tail, r.text, r.raw FROM branchlog_sessions s

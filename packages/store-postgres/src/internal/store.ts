@@ -19,11 +19,7 @@ import type {
   TranscriptStoreShape
 } from "@branchlog/session-store/TranscriptStore"
 import { SessionNotFoundError } from "@branchlog/session-store/TranscriptStore"
-import {
-  BackendFailureError,
-  replacedWhileStreaming,
-  SchemaTooNewError
-} from "@branchlog/session-store/TranscriptStoreError"
+import { replacedWhileStreaming, SchemaTooNewError } from "@branchlog/session-store/TranscriptStoreError"
 import type { MigrationError } from "@effect/sql/Migrator"
 import type { SqlError } from "@effect/sql/SqlError"
 import * as Effect from "effect/Effect"
@@ -39,7 +35,6 @@ import * as Pools from "./pools.js"
 import * as Rows from "./rows.js"
 import * as Schema from "./schema.js"
 import { isTransient, onPool, redact, retrying, retrySchedule, type Run, toStoreError } from "./sql.js"
-import { available as canLoadSync, type Found, loadRowsSync, SyncReadError } from "./syncload.js"
 
 /** Options of the store. */
 export interface Options extends Pools.PoolOptions {
@@ -182,7 +177,7 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
     // --- loads --------------------------------------------------------------------------------
 
     /** What a load of stored rows gives: the rows parsed, their recovery if they need one, the report's parts. */
-    const loadedParts = (found: Found, cwd: string) =>
+    const loadedParts = (found: Rows.Found, cwd: string) =>
       Effect.gen(function*() {
         const bytesRead = found.texts.reduce((n, t) => n + t.length + 1, 0)
         const lines = StoreRows.parse(found.texts)
@@ -200,34 +195,6 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
         }
         return { lines, recovered, extra }
       })
-
-    /** A read-only load, synchronously (a bounded open's `loadRest`: see `syncload.ts`). */
-    const loadSync = (served: Ref, cwd: string): Effect.Effect<Loaded, StoreFailure> =>
-      Effect.flatMap(
-        Effect.try({
-          try: () => loadRowsSync(served.url, served.id, retryMs),
-          catch: (cause) =>
-            new BackendFailureError({
-              store: "postgres",
-              location: redact(keyOf(served)),
-              operation: "load",
-              ...(cause instanceof SyncReadError && cause.code !== undefined ? { code: cause.code } : {}),
-              detail: cause instanceof Error ? cause.message : String(cause),
-              cause
-            })
-        }),
-        (found) =>
-          found === undefined || found.texts.length === 0
-            ? Effect.succeed(StoreRows.missing)
-            : Effect.map(loadedParts(found, cwd), ({ extra, lines, recovered }) =>
-              loadedOf(
-                keyOf(served),
-                found.head.generation,
-                found.head.lastSeq,
-                recovered === undefined ? lines : recovered.lines,
-                extra
-              ))
-      )
 
     const load = (ref: SessionRef.SessionRef, options: LoadOptions): Effect.Effect<Loaded, StoreFailure> =>
       Effect.flatMap(serve(ref), (served) =>
@@ -319,8 +286,6 @@ export const make = (scope: Scope.Scope, options: Options = {}): Effect.Effect<T
           ({ current, pool, present }) => present ? { run: onPool(pool.sql), current } : undefined
         ),
       load,
-      loadSync,
-      canLoadSync,
       cursorOf,
       generationOf: (cursor, key) => StoreRows.fromCursor(cursor, id, key)?.generation,
       attempt: (effect, key) => retrying(effect, retryMs).pipe(Effect.catchAll(fail(key, "resume")))

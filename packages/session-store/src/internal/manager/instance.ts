@@ -1,9 +1,10 @@
 /**
  * The `SessionManager` object over one manager's state (`Core`): every read answered from the
- * state (a bounded one loads the rest first where a read needs the whole tree), every write
- * handed to the module that does it (appends, branching, persistence, rewrites, resume).
+ * state (a bounded one answers what it can exactly and throws `SessionNotLoadedError` for the
+ * rest), every write handed to the module that does it (appends, branching, persistence,
+ * rewrites, resume; a bounded state loads the rest first where a write needs it).
  */
-import { SessionContext, Tree } from "@branchlog/session-core"
+import { Tree } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
 import { InvalidSessionFileError } from "../../SessionError.js"
 import type { SessionManager, WriteError } from "../../SessionManager.js"
@@ -16,12 +17,16 @@ import * as Persist from "./persist.js"
 import * as Resume from "./resume.js"
 import * as Rewrites from "./rewrites.js"
 
-/** The manager over `core`: reads answered from its state, writes through the manager modules. */
+/**
+ * The manager over `core`: reads answered from its state, writes through the manager modules. A
+ * bounded state (`resume`) answers the reads it can answer exactly; the others throw
+ * `SessionNotLoadedError` (see `resume.ts`) until `loadFull()` (or a write that needs the rest) ran.
+ */
 export const make = (core: Core): SessionManager => {
   const state = () => core.state
-  /** The whole state (a bounded one loads the rest first). */
-  const whole = () => {
-    Resume.ensureFull(core)
+  /** The whole state (a bounded one throws `SessionNotLoadedError` for `method`). */
+  const whole = (method: string) => {
+    Resume.requireWhole(core, method)
     return core.state
   }
   return {
@@ -33,22 +38,21 @@ export const make = (core: Core): SessionManager => {
     isPersisted: () => core.persist,
     isReadOnly: () => core.readOnly,
     getLeafId: () => core.state.leafId,
+    // the leaf is always in a bounded state (its path is what was loaded)
     getLeafEntry: () => Tree.getLeafEntry(state()),
-    getEntry: (id) =>
-      Tree.getEntry(state(), id) ?? (core.bounded === undefined ? undefined : Tree.getEntry(whole(), id)),
-    getChildren: (parentId) => Tree.getChildren(whole(), parentId),
+    getEntry: (id) => Resume.entry(core, id),
+    getChildren: (parentId) => Resume.children(core, parentId),
+    // labels are the whole session's in a bounded state too
     getLabel: (id) => Tree.getLabel(state(), id),
-    getBranch: (fromId) => Tree.getBranch(whole(), fromId),
+    getBranch: (fromId) => Resume.branch(core, fromId),
     getHeader: () => core.state.header ?? null,
-    getEntries: () => whole().entries,
-    getTree: () => Tree.getTree(whole()),
+    getEntries: () => whole("getEntries").entries,
+    getTree: () => Tree.getTree(whole("getTree")),
+    // the name is the whole session's in a bounded state too
     getSessionName: () => Tree.getSessionName(state()),
-    buildSessionContext: (leafId) =>
-      core.bounded === undefined
-        ? SessionContext.buildSessionContext(state(), leafId)
-        : Resume.context(core, leafId),
+    buildSessionContext: (leafId) => Resume.context(core, leafId),
     hasThinkingLevelChange: (leafId) => Resume.hasThinkingLevelChange(core, leafId),
-    getState: whole,
+    getState: () => whole("getState"),
     getBoundedState: () => core.bounded === undefined ? undefined : core.state,
     hasAssistantMessage: () => core.hasAssistant,
     wasRecoveredFromCorruptHeader: () => core.recoveredCorruptHeader,
@@ -65,7 +69,12 @@ export const make = (core: Core): SessionManager => {
       Resume.needing(
         core,
         [firstKeptEntryId],
-        () => Appends.appendCompaction(core, summary, firstKeptEntryId, tokensBefore, details, fromHook, usage)
+        () =>
+          Resume.compactingAt(
+            core,
+            firstKeptEntryId,
+            () => Appends.appendCompaction(core, summary, firstKeptEntryId, tokensBefore, details, fromHook, usage)
+          )
       ),
     appendUsage: (kind, provider, model, usage, note) => Appends.appendUsage(core, kind, provider, model, usage, note),
     appendContextEdit: (targetId, replacement) =>
@@ -76,12 +85,12 @@ export const make = (core: Core): SessionManager => {
     appendLabelChange: (targetId, label) =>
       Resume.needing(core, [targetId], () => Appends.appendLabelChange(core, targetId, label)),
     appendSessionInfo: (name) => Appends.appendSessionInfo(core, name),
-    branch: (id) => Resume.needing(core, [id], () => Branching.moveLeaf(core, id, "branch")),
+    branch: (id) => Resume.movingTo(core, id, () => Branching.moveLeaf(core, id, "branch")),
     resetLeaf: () => Branching.resetLeaf(core),
     branchWithSummary: (fromId, summary, details, fromHook, usage) =>
-      Resume.needing(
+      Resume.summarisingAt(
         core,
-        [fromId],
+        fromId,
         () => Branching.branchWithSummary(core, fromId, summary, details, fromHook, usage)
       ),
     createBranchedSession: (leafId) => Resume.whole(core, () => Branching.createBranchedSession(core, leafId)),
@@ -89,7 +98,7 @@ export const make = (core: Core): SessionManager => {
     flush: () => Persist.flush(core),
     refresh: () => Persist.refresh(core),
     withWriteLock: (effect) => Persist.withWriteLock(core, effect),
-    setIdentity: (identity) => Effect.sync(() => setIdentity(core, identity)),
+    setIdentity: (identity) => Resume.whole(core, () => Effect.sync(() => setIdentity(core, identity))),
     rewrite: (label = "backup") =>
       core.persist && core.ref !== undefined && !core.readOnly
         ? Resume.whole(core, () => Rewrites.rewriteFromState(core, label))
@@ -98,10 +107,9 @@ export const make = (core: Core): SessionManager => {
   }
 }
 
-/** Replaces the header (id, cwd) by rebuilding the state from its rows; the leaf is kept. */
+/** Replaces the header (id, cwd) by rebuilding the state from its rows (a whole state); the leaf is kept. */
 const setIdentity = (core: Core, identity: { readonly sessionId: string; readonly cwd: string }): boolean => {
   core.cwd = identity.cwd
-  Resume.ensureFull(core)
   const header = core.state.header
   if (header === undefined || (header.id === identity.sessionId && header.cwd === identity.cwd)) return false
   replaceHeader(core, { ...header, id: identity.sessionId, cwd: identity.cwd })

@@ -42,7 +42,11 @@ export interface ActiveLoaded {
   readonly report: LoadReport
   /** `false` only for an id the session certainly does not hold nor name (to mint ids without the rest). */
   readonly mayHaveId: (id: string) => boolean
-  /** The whole session as it is now (a read-only `load` without the cache), for what needs the rest. */
+  /**
+   * The whole session as it is now (a read-only `load` without the cache), for what needs the rest:
+   * a manager runs it only as an effect (`loadFull`, a write that needs the rest), never through
+   * `Effect.runSync`, so it may be asynchronous.
+   */
   readonly loadRest: Effect.Effect<Loaded, StoreFailure>
   /** The store's index of the session, for a writer to keep current (writable opens of a store that has one). */
   readonly index?: IndexFollower

@@ -3,7 +3,9 @@
  * backend: sessions other tools wrote (the fixtures the suite is given, and its own samples) as
  * they are and copied, random writes of every kind by the resumed manager and by others, a large
  * session, a path far shorter than the session, a duplicate id and a torn last row. A resume must
- * always answer as a full open; a store with a bounded open (`loadActive`) must read only the
+ * always answer as a full open (a synchronous read that needs the rest throws
+ * `SessionNotLoadedError` until `loadFull()`, never answers otherwise); a store with a bounded
+ * open (`loadActive`) must read only the
  * active path once its summary is written, and fall back to a full read where it cannot be sure;
  * a store without one always opens fully.
  */
@@ -12,6 +14,7 @@ import { Synthetic } from "@branchlog/session-core/testing"
 import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as SessionCopy from "../../SessionCopy.js"
+import { SessionNotLoadedError } from "../../SessionError.js"
 import * as SessionManager from "../../SessionManager.js"
 import * as SessionRef from "../../SessionRef.js"
 import { TranscriptStore } from "../../TranscriptStore.js"
@@ -109,7 +112,7 @@ export const group: Group = {
       { timeout: 300_000 }
     ),
     test(
-      "random appends, branches, labels, names and compactions, by the resumed manager and by others",
+      "random appends, branches, labels, names and compactions, by the resumed manager and by others: every read as the full open's, or refused",
       (s) =>
         Effect.gen(function*() {
           const bounds = yield* hasBoundedOpen
@@ -126,6 +129,9 @@ export const group: Group = {
           // most steps are answered bounded (the summary caught up, not rebuilt)
           if (bounds) expect(walk.bounded).toBeGreaterThan(walk.steps / 2)
           else expect(walk.bounded).toBe(0)
+          // bounded managers answered many synchronous reads from the path, and refused others
+          if (bounds) expect([walk.answered > 0, walk.refused > 0]).toEqual([true, true])
+          else expect([walk.answered, walk.refused]).toEqual([0, 0])
         }),
       { timeout: 300_000 }
     ),
@@ -184,7 +190,8 @@ export const group: Group = {
             expect(writer.isBounded()).toBe(true)
             yield* writer.appendMessage(user("more"))
             yield* writer.appendLabelChange(state.entries[2]!.id, "here")
-            yield* writer.branch(state.entries[3]!.id)
+            // (behind the compaction, a branch would load the rest first: the context there needs it)
+            yield* writer.branch(state.entries[6]!.id)
             yield* writer.appendMessage(user("branched"))
             expect(writer.isBounded()).toBe(true)
             const again = yield* ResumeChecks.both(ref)
@@ -192,13 +199,29 @@ export const group: Group = {
             expect(again.bounded).toBe(true)
             expect(again.manager.loadReport().bytesRead).toBeLessThan(expected * 2)
           }
-          // what needs the whole tree loads the rest, from a synchronous read too
+          // a synchronous read that needs the whole tree throws, loading nothing; `loadFull` loads the rest
           const resumed = (yield* ResumeChecks.both(ref)).manager
           const whole = yield* SessionManager.open(ref, undefined, undefined, { readOnly: true, cache: false })
           expect(resumed.isBounded()).toBe(bounds)
-          expect(JSON.parse(JSON.stringify(resumed.getTree()))).toEqual(JSON.parse(JSON.stringify(whole.getTree())))
+          if (bounds) {
+            expect(() => resumed.getTree()).toThrow(SessionNotLoadedError)
+            expect(() => resumed.getEntries()).toThrow(SessionNotLoadedError)
+            // the branch from the root reaches behind the compaction; an entry there may exist
+            expect(() => resumed.getBranch()).toThrow(SessionNotLoadedError)
+            expect(() => resumed.getEntry(fork)).toThrow(SessionNotLoadedError)
+            expect(resumed.isBounded()).toBe(true)
+            // what the path holds answers: the leaf's context, its entries, its thinking level
+            expect(resumed.buildSessionContext()).toEqual(whole.buildSessionContext())
+            expect(resumed.getEntry(kept)).toEqual(whole.getEntry(kept))
+            expect(resumed.hasThinkingLevelChange()).toBe(whole.hasThinkingLevelChange())
+            expect(resumed.isBounded()).toBe(true)
+          }
+          yield* resumed.loadFull()
           expect(resumed.isBounded()).toBe(false)
+          expect(JSON.parse(JSON.stringify(resumed.getTree()))).toEqual(JSON.parse(JSON.stringify(whole.getTree())))
           expect(resumed.getEntries().length).toBe(whole.getEntries().length)
+          expect(resumed.getBranch()).toEqual(whole.getBranch())
+          expect(resumed.getEntry(fork)).toEqual(whole.getEntry(fork))
         }),
       { timeout: 300_000 }
     ),

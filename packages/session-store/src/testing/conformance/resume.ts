@@ -2,12 +2,14 @@
  * The bounded open (`SessionManager.resume`, through the store's optional `loadActive`): whatever
  * the backend (an index beside a file, queries, or no bounded open at all, which opens fully), a
  * resumed manager answers as a full open does: leaf, name, labels, header and the context at the
- * leaf; appends, labels, names and branching work on it at once; what needs the whole tree loads
- * the rest; rows other writers appended or replaced are seen; and what it writes is what an
- * opened manager would write.
+ * leaf; appends, labels, names and branching work on it at once; a synchronous read that needs the
+ * whole tree throws `SessionNotLoadedError` until `loadFull()`, then answers as a full open; rows
+ * other writers appended or replaced are seen; and what it writes is what an opened manager would
+ * write.
  */
 import { expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { SessionNotLoadedError } from "../../SessionError.js"
 import * as SessionManager from "../../SessionManager.js"
 import type { Ref, Subject } from "./Backend.js"
 import type { Group } from "./support.js"
@@ -18,7 +20,8 @@ const answers = (manager: SessionManager.SessionManager) => ({
   header: manager.getHeader(),
   leaf: manager.getLeafId(),
   name: manager.getSessionName(),
-  labels: [...manager.getState().labels].map(([target, label]) => [target, label.label]).sort(),
+  labels: [...(manager.getBoundedState() ?? manager.getState()).labels].map(([target, label]) => [target, label.label])
+    .sort(),
   context: manager.buildSessionContext()
 })
 
@@ -54,11 +57,34 @@ export const group: Group = {
           expect(answers(yield* resume(s, ref, { readOnly })), `readOnly: ${readOnly}`).toEqual(answers(full))
         }
       })),
-    test("resume then getTree / getEntries / getBranch loads the rest: the same as a full open's", (s) =>
+    test("resume: getTree / getEntries / getBranch / getState throw until loadFull, then answer as a full open", (s) =>
       Effect.gen(function*() {
         const { ref } = yield* shaped(s)
         const full = yield* reopen(s, ref, { readOnly: true })
         const resumed = yield* resume(s, ref)
+        if (resumed.isBounded()) {
+          const reads = {
+            getTree: () => resumed.getTree(),
+            getEntries: () => resumed.getEntries(),
+            getBranch: () => resumed.getBranch(),
+            getState: () => resumed.getState(),
+            getChildren: () => resumed.getChildren(null)
+          }
+          for (const [method, read] of Object.entries(reads)) {
+            expect(read, method).toThrow(SessionNotLoadedError)
+            try {
+              read()
+            } catch (error) {
+              expect((error as SessionNotLoadedError).method).toBe(method)
+              expect((error as SessionNotLoadedError).message).toContain("yield* manager.loadFull()")
+            }
+          }
+          // nothing was loaded; the leaf's context answers all the same
+          expect(resumed.isBounded()).toBe(true)
+          expect(resumed.buildSessionContext()).toEqual(full.buildSessionContext())
+        }
+        yield* resumed.loadFull()
+        expect(resumed.isBounded()).toBe(false)
         expect(view(resumed)).toEqual(view(full))
       })),
     test("appends, a label and a name on a resumed manager are stored as an opened one stores them", (s) =>
