@@ -18,30 +18,12 @@
  * run of 5 rounds: 0.56×, 0.21×, 0.22×. Every locked batch took the one-step path
  * (`unsafeAppendLocked`: lock, check, one write, release), as single appends do.
  */
-import { ms, ratio, table } from "@branchlog/tooling/bench"
-import { spawnSync } from "node:child_process"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-
-const after = path.resolve(import.meta.dirname, "..")
-const before = process.env.BRANCHLOG_BENCH_BEFORE
-if (before === undefined || !fs.existsSync(path.join(before, "dist", "index.js"))) {
-  throw new Error(
-    "BRANCHLOG_BENCH_BEFORE must name another built package folder (store-jsonl, or session-store from before the move)"
-  )
-}
-const rounds = Number(process.env.BRANCHLOG_BENCH_ROUNDS ?? 7)
-const root = fs.mkdtempSync(path.join(os.tmpdir(), "branchlog-bench-batch-"))
+import { interleaved } from "./interleaved.js"
 
 /** The worker: one case, one warm-up run and one timed run, the time printed on stdout. */
 const worker = `
 import * as Effect from "effect/Effect"
 import * as path from "node:path"
-import * as pkg from "./dist/index.js"
-// a build from before store-jsonl holds SessionManager itself; a later one takes it from session-store
-const { SessionStore } = pkg
-const SessionManager = pkg.SessionManager ?? (await import("@branchlog/session-store")).SessionManager
 const [kind, scratch] = process.argv.slice(2)
 const run = (effect) => Effect.runPromise(Effect.provide(effect, SessionStore.layerNode))
 const message = (i) => ({ role: "user", content: "message " + i + ": " + "lorem ipsum dolor sit amet ".repeat(12), timestamp: 1777000000000 + i })
@@ -63,38 +45,14 @@ await once(1)
 process.stdout.write(String(performance.now() - t))
 `
 
-const workers = [before, after].map((dir) => {
-  const file = path.join(dir, `.bench-batch-worker-${process.pid}.mjs`)
-  fs.writeFileSync(file, worker)
-  return file
-})
-process.on("exit", () => {
-  for (const file of workers) fs.rmSync(file, { force: true })
-  fs.rmSync(root, { recursive: true, force: true })
-})
-
-const time = (workerFile: string, kind: string): number => {
-  const out = spawnSync(process.execPath, [workerFile, kind, root], { encoding: "utf8" })
-  if (out.status !== 0) throw new Error(`${workerFile} ${kind}: exit ${out.status}\n${out.stderr}`)
-  return Number(out.stdout)
-}
-const median = (xs: Array<number>) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-
-const rows: Array<Array<string>> = [["case", "before", "after", "after / before"]]
-for (
-  const [kind, name] of [
+interleaved({
+  name: "batch",
+  worker,
+  setup: (scratch) => [scratch],
+  cases: [
     ["locked", "1,000 batches of 10, each taking the lock"],
     ["held", "1,000 batches of 10 inside one withWriteLock"],
     ["fsync", "100 batches of 10 with fsync, each taking the lock"]
-  ] as const
-) {
-  const b: Array<number> = []
-  const a: Array<number> = []
-  for (let r = 0; r < rounds; r++) {
-    b.push(time(workers[0]!, kind))
-    a.push(time(workers[1]!, kind))
-  }
-  rows.push([name, ms(median(b)), ms(median(a)), ratio(median(a), median(b), 1)])
-}
-console.log(`before: ${before}\nafter:  ${after}\nload average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`)
-table(rows)
+  ],
+  target: 1
+})
