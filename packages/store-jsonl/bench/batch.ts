@@ -20,13 +20,11 @@
  */
 import { interleaved } from "./interleaved.js"
 
-/** The worker: one case, one warm-up run and one timed run, the time printed on stdout. */
+/** The worker: `once(round)` runs one case (the harness times the second round). */
 const worker = `
 import * as Effect from "effect/Effect"
 import * as path from "node:path"
 const [kind, scratch] = process.argv.slice(2)
-const run = (effect) => Effect.runPromise(Effect.provide(effect, SessionStore.layerNode))
-const message = (i) => ({ role: "user", content: "message " + i + ": " + "lorem ipsum dolor sit amet ".repeat(12), timestamp: 1777000000000 + i })
 const once = async (round) => {
   const dir = path.join(scratch, kind + "-" + process.pid + "-" + round)
   const fsync = kind === "fsync"
@@ -39,10 +37,6 @@ const once = async (round) => {
   })
   return run(kind === "held" ? sm.withWriteLock(all) : all)
 }
-await once(0)
-const t = performance.now()
-await once(1)
-process.stdout.write(String(performance.now() - t))
 `
 
 interleaved({

@@ -12,19 +12,36 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 
-/** The worker's prelude: `pkg` (the build's index), `SessionStore` and `SessionManager` of that build. */
-export const prelude = `
+/**
+ * The worker's prelude: `SessionStore` and `SessionManager` of the build, `run` (an effect over
+ * real files) and `message(i)` (a user message of about 350 characters).
+ */
+const prelude = `
+import * as Effect from "effect/Effect"
 import * as pkg from "./dist/index.js"
 // a build from before store-jsonl holds SessionManager itself; a later one takes it from session-store
 const { SessionStore } = pkg
 const SessionManager = pkg.SessionManager ?? (await import("@branchlog/session-store")).SessionManager
+const run = (effect) => Effect.runPromise(Effect.provide(effect, SessionStore.layerNode))
+const message = (i) => ({ role: "user", content: "message " + i + ": " + "lorem ipsum dolor sit amet ".repeat(12), timestamp: 1777000000000 + i })
+`
+
+/** The worker's end: a warm-up round, then the timed one, its milliseconds on stdout. */
+const epilogue = `
+await once(0)
+const t = performance.now()
+await once(1)
+process.stdout.write(String(performance.now() - t))
 `
 
 /** Runs every case `rounds` times per build, interleaved, and prints the medians and after / before. */
 export const interleaved = (options: {
   /** A short name (the scratch folder's and the worker file's). */
   readonly name: string
-  /** The worker's module text (after {@link prelude}); it reads `process.argv.slice(2)`: kind, then `args`. */
+  /**
+   * The worker's code between the prelude and the timing: it reads `process.argv.slice(2)` (the
+   * kind, then `args`) and defines `once(round)`, which runs the case once.
+   */
   readonly worker: string
   /** Prepares the scratch folder (a session to open, say) and gives the worker's arguments after the kind. */
   readonly setup: (scratch: string) => ReadonlyArray<string>
@@ -43,7 +60,7 @@ export const interleaved = (options: {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), `branchlog-bench-${options.name}-`))
   const workers = [before, after].map((dir) => {
     const file = path.join(dir, `.bench-${options.name}-worker-${process.pid}.mjs`)
-    fs.writeFileSync(file, prelude + options.worker)
+    fs.writeFileSync(file, prelude + options.worker + epilogue)
     return file
   })
   process.on("exit", () => {
