@@ -2,10 +2,12 @@
 // `changeset version`; every public package is packed (pnpm: publishConfig, workspace ranges),
 // its tarball checked (publint, attw, no build info, no sources, LICENSE) and published to a
 // throwaway Verdaccio on loopback. Then, in fresh folders outside the workspace, as a new team
-// would: `@branchlog/session-store` alone (its size measured); an app on its own effect (one patch
-// below the workspace's pin, then the latest 3.x) that type-checks and runs the README's example
-// and test with one copy of effect; session-core's README example; and `npm i -g @branchlog/cli`
-// into a prefix, then `branchlog --version` and `branchlog demo`.
+// would: `@branchlog/session-store` alone (its size measured, no store package pulled in); an app
+// on its own effect (one patch below the workspace's pin, then the latest 3.x) that type-checks and
+// runs session-store's README example and test with one copy of effect; an app of
+// `@branchlog/store-jsonl` that runs its README example over real files and its test over the
+// in-memory volume; session-core's README example; and `npm i -g @branchlog/cli` into a prefix,
+// then `branchlog --version` and `branchlog demo`.
 //
 // Slow (installs from the registry, proxied through Verdaccio): each step has a wide timeout.
 import { nodeBinary } from "@branchlog/tooling/nodes"
@@ -96,19 +98,35 @@ const appTsconfig = JSON.stringify({
 /**
  * A module of an app that exports what the public factories return, types inferred: with
  * `declaration: true`, tsc must name every type through public entries (TS2742 otherwise).
+ * session-store's, for an app that installs session-store alone (no store package).
  */
 const inferredExports = [
   `import * as Effect from "effect/Effect"`,
-  `import { SessionManager, TranscriptStore } from "@branchlog/session-store"
-import { SessionCatalog } from "@branchlog/store-jsonl"`,
+  `import { SessionManager, TranscriptStore } from "@branchlog/session-store"`,
   `export const open = (path: string) => SessionManager.open(path)`,
   `export const create = () => SessionManager.create("/work")`,
   `export const recent = () => SessionManager.continueRecent("/work")`,
   `export const fork = (path: string) => SessionManager.forkFrom(path, "/elsewhere")`,
   `export const write = (path: string) =>`,
   `  Effect.flatMap(SessionManager.open(path), (sm) => sm.withWriteLock(Effect.zip(sm.flush(), sm.branch("x"))))`,
-  `export const list = () => SessionCatalog.list("/work")`,
   `export const stored = Effect.flatMap(TranscriptStore.TranscriptStore, (store) => store.list({}))`,
+  ``
+].join("\n")
+
+/**
+ * The same for an app of `@branchlog/store-jsonl`: its listings, layers and router. (`Repair.check`
+ * is left out: its inferred type names `internal/repair/diagnosis.js` of session-store and
+ * `internal/repair/files.js` of store-jsonl, TS2742, until `Repair`'s signatures name public types.)
+ */
+const inferredJsonlExports = [
+  `import * as Effect from "effect/Effect"`,
+  `import { SessionManager } from "@branchlog/session-store"`,
+  `import { SessionCatalog, SessionStore, StoreRouter } from "@branchlog/store-jsonl"`,
+  `export const list = () => SessionCatalog.list("/work")`,
+  `export const recent = (dir: string) => SessionCatalog.findMostRecent(dir)`,
+  `export const files = SessionStore.layerNode`,
+  `export const routed = StoreRouter.layerNode([])`,
+  `export const resumed = (path: string) => Effect.provide(SessionManager.resume(path), SessionStore.layerNode)`,
   ``
 ].join("\n")
 
@@ -284,18 +302,22 @@ describe.sequential("the release", async () => {
     }
   }, minutes(5))
 
-  it("installs @branchlog/session-store alone: one copy of effect, no internal module reachable", async () => {
+  it("installs @branchlog/session-store alone: one effect, no store package, no internal module", async () => {
     const dir = freshProject("store-alone")
     await npm(["install", "@branchlog/session-store"], dir)
     const effect = await copiesOf(dir, "effect")
     expect(effect.length, JSON.stringify(effect)).toBe(1)
+    // the storage interface alone: the JSONL backend (and every other store) is a package of its own
+    expect(await copiesOf(dir, "@branchlog/store-jsonl")).toEqual([])
     const size = installedSize(join(dir, "node_modules"))
     sizes["session-store alone"] = `${megabytes(size.bytes)}, ${size.packages} packages`
     expect(size.packages).toBeLessThan(10)
+    // a module that is in dist (so only the exports map refuses it)
+    expect(existsSync(join(dir, "node_modules/@branchlog/session-store/dist/internal/manager/core.js"))).toBe(true)
     const deep = await run(process.execPath, [
       "--input-type=module",
       "-e",
-      "await import('@branchlog/session-store/internal/nodeBackend')"
+      "await import('@branchlog/session-store/internal/manager/core')"
     ], { cwd: dir, allowFailure: true })
     expect(deep.status).not.toBe(0)
     expect(deep.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED")
@@ -343,6 +365,54 @@ describe.sequential("the release", async () => {
       minutes(15)
     )
   }
+
+  it("installs @branchlog/store-jsonl: its README example runs over real files", async () => {
+    const effectVersion = onePatchBelow(effectPin)
+    const dir = freshProject("jsonl-app")
+    const examples = readmeExamples(join(workspace, "packages/store-jsonl/README.md"))
+    expect([...examples.keys()]).toEqual(["main.ts", "test/transcript.test.ts"])
+    writeFiles(dir, examples)
+    writeFiles(dir, { "tsconfig.json": appTsconfig, "exports.ts": inferredJsonlExports })
+    await npm([
+      "install",
+      "--save-exact",
+      "@branchlog/store-jsonl",
+      "@branchlog/session-store",
+      `effect@${effectVersion}`,
+      "typescript@5.9.3",
+      "@types/node@20.19.43",
+      "vitest@3.2.7",
+      "@effect/vitest@0.30.0"
+    ], dir)
+    const effect = await copiesOf(dir, "effect")
+    expect(effect.length, JSON.stringify(effect)).toBe(1)
+    expect(effect[0]!.version).toBe(effectVersion)
+    // one session-store: the app's is the one store-jsonl implements the interface of
+    const stores = await copiesOf(dir, "@branchlog/session-store")
+    expect(stores.length, JSON.stringify(stores)).toBe(1)
+    const size = installedSize(join(dir, "node_modules", "@branchlog"))
+    sizes["store-jsonl's @branchlog packages"] = `${megabytes(size.bytes)}, ${size.packages} packages`
+    expect(existsSync(join(dir, "node_modules/@branchlog/store-jsonl/dist/internal/nodeBackend.js"))).toBe(true)
+    const deep = await run(process.execPath, [
+      "--input-type=module",
+      "-e",
+      "await import('@branchlog/store-jsonl/internal/nodeBackend')"
+    ], { cwd: dir, allowFailure: true })
+    expect(deep.status).not.toBe(0)
+    expect(deep.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED")
+    await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir })
+    const main = await run(process.execPath, ["dist/main.js"], { cwd: dir })
+    expect(main.stdout).toContain("written yet? false")
+    expect(main.stdout).toContain("true demo 1")
+    expect(main.stdout).toMatch(/\.jsonl\.index'/) // the sidecar index the resume built, beside the session
+    expect(main.stdout).toContain(".branchlog-catalog.json")
+    const tests = await run(process.execPath, [join(dir, "node_modules/vitest/vitest.mjs"), "run"], {
+      cwd: dir,
+      env: cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0" })
+    })
+    expect(tests.stdout).toMatch(/Test Files\s+1 passed \(1\)/)
+    expect(tests.stdout).toMatch(/Tests\s+1 passed \(1\)/)
+  }, minutes(15))
 
   it("session-core's README example runs on its own", async () => {
     const dir = freshProject("core-alone")
