@@ -18,21 +18,49 @@
  *
  * @since 0.2.0
  */
+import type { Finding, HeaderFix } from "@branchlog/session-store/Repair"
+import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Files from "./internal/repair/files.js"
+import type * as TranscriptLock from "./TranscriptLock.js"
 
 export * from "@branchlog/session-store/Repair"
 
 /** Errors of reading a session's lines. */
-export type ReadError = Files.ReadError
+export type ReadError = FileNotFoundError | FileSystemError | NotRegularFileError
 
-/** Errors of a repair: reading, the lock, the rewrite. */
-export type RepairError = Files.RepairError
+/** Errors of a repair: reading, taking the lock, rewriting. */
+export type RepairError = ReadError | TranscriptLock.LockError
 
-/** Options of {@link repair}: the cwd of a new header, the lock's options. */
-export type RepairOptions = Files.RepairOptions
+/** Options of a repair: the cwd of a header written where there is none, and how the lock is taken. */
+export interface RepairOptions {
+  /** The `cwd` a new header records (the session's working folder). */
+  readonly cwd: string
+  readonly lock?: TranscriptLock.LockOptions
+}
 
-/** What {@link repair} did: `NothingToRepair`, or `Repaired` with the backup, the fixes and the sidecar. */
-export type Repaired = Files.Repaired
+/** What a repair did. */
+export type Repaired =
+  /** Nothing `repair` fixes was found (the findings are those of the check): nothing was written. */
+  | { readonly _tag: "NothingToRepair"; readonly path: string; readonly findings: ReadonlyArray<Finding> }
+  | {
+    readonly _tag: "Repaired"
+    readonly path: string
+    /** The file rewritten: the file `path` names (a symlink's target). */
+    readonly written: string
+    /** The backup of the original bytes (`undefined`: the file was empty). */
+    readonly backup: string | undefined
+    /** The findings fixed, as the check reported them. */
+    readonly fixed: ReadonlyArray<Finding>
+    /** What became of the header (a new one is `Created`, with its fields). */
+    readonly header: HeaderFix
+    /** How many lines were moved out (corrupt lines, extra headers). */
+    readonly moved: number
+    /** The file holding the moved lines byte for byte (`<file>.removed-<time>.txt`), if any. */
+    readonly removedLines: string | undefined
+  }
+
+/** A line of bytes that are not UTF-8: the line, its offset, and the file offset of its first invalid sequence. */
+export type InvalidUtf8 = Extract<Finding, { readonly _tag: "InvalidUtf8" }>
 
 /** Reads every line of a session file as it is on disk and diagnoses it (needs `TranscriptFile`; ids of an in-memory migration from `IdSource`). */
 export const check = Files.check
@@ -42,9 +70,6 @@ export const check = Files.check
  * a few tens of bytes per entry, never by the rows' content (an older version is checked whole).
  */
 export const scan = Files.scan
-
-/** A line of bytes that are not UTF-8 (`Finding` `InvalidUtf8`). */
-export type InvalidUtf8 = Files.InvalidUtf8
 
 /**
  * The lines of a file that hold bytes that are not UTF-8, in one raw read (what `check` adds to

@@ -114,19 +114,20 @@ const inferredExports = [
 ].join("\n")
 
 /**
- * The same for an app of `@branchlog/store-jsonl`: its listings, layers and router. (`Repair.check`
- * is left out: its inferred type names `internal/repair/diagnosis.js` of session-store and
- * `internal/repair/files.js` of store-jsonl, TS2742, until `Repair`'s signatures name public types.)
+ * The same for an app of `@branchlog/store-jsonl`: its listings, layers, router and repair (whose
+ * types are declared in the public `Repair` modules, so tsc can name them: TS2742 otherwise).
  */
 const inferredJsonlExports = [
   `import * as Effect from "effect/Effect"`,
   `import { SessionManager } from "@branchlog/session-store"`,
-  `import { SessionCatalog, SessionStore, StoreRouter } from "@branchlog/store-jsonl"`,
+  `import { Repair, SessionCatalog, SessionStore, StoreRouter } from "@branchlog/store-jsonl"`,
   `export const list = () => SessionCatalog.list("/work")`,
   `export const recent = (dir: string) => SessionCatalog.findMostRecent(dir)`,
   `export const files = SessionStore.layerNode`,
   `export const routed = StoreRouter.layerNode([])`,
   `export const resumed = (path: string) => Effect.provide(SessionManager.resume(path), SessionStore.layerNode)`,
+  `export const checked = (path: string) => Repair.check(path)`,
+  `export const repaired = (path: string) => Repair.repair(path, { cwd: "/work" })`,
   ``
 ].join("\n")
 

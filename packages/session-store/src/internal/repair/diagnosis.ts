@@ -6,74 +6,9 @@
  */
 import type { Migration as MigrationTypes } from "@branchlog/session-core"
 import { Diagnostics, Entry, Line, Migration, SessionState } from "@branchlog/session-core"
+import type { DiagnoseOptions, Diagnosis, Finding, Kind, Rows, Scanned, StoreFinding } from "../../Repair.js"
 
-/** A finding session-core's `Diagnostics` does not make: about how the rows end, their size or their version. */
-export type StoreFinding =
-  /** The last line is corrupt and no newline ends it: a write torn by a crash. */
-  | { readonly _tag: "TornTail"; readonly reason: string; readonly line: number; readonly offset: number }
-  /** The last line parses but no newline ends it. */
-  | { readonly _tag: "NoFinalNewline"; readonly line: number; readonly offset: number }
-  /** A line over the line ceiling: kept byte for byte, not read. */
-  | {
-    readonly _tag: "OversizedLine"
-    readonly line: number
-    readonly offset: number
-    readonly byteLength: number
-    readonly id?: string
-  }
-  /** The header declares an older version (`migrate` brings it to the current one). */
-  | { readonly _tag: "OldVersion"; readonly version: number }
-  /**
-   * A line holds bytes that are not UTF-8 (`at`: the file offset of the first invalid sequence):
-   * read as U+FFFD, which is what a copy to another store or a rewrite of the rows as text writes
-   * (a check of a file's bytes; `repair` copies lines as bytes and keeps them).
-   */
-  | { readonly _tag: "InvalidUtf8"; readonly line: number; readonly offset: number; readonly at: number }
-
-/**
- * One finding of a check: session-core's diagnostics (a corrupt line that is the torn tail is a
- * `TornTail` instead of a `CorruptLine`), then how the rows end, oversized lines, an old version.
- */
-export type Finding = Diagnostics.Problem | StoreFinding
-
-/** The `_tag` of a finding (what `fsck --json` prints as `kind`). */
-export type Kind = Finding["_tag"]
-
-/** What a check reads: every line in order (blank lines included) and whether a newline ends the last. */
-export interface Rows {
-  readonly lines: ReadonlyArray<Line.ParsedLine>
-  /** `false` when the last line has no `\n` after it (a file's torn tail); a store of rows passes `true`. */
-  readonly terminated: boolean
-}
-
-/**
- * What a streamed check found ({@link Diagnosis} is one): the findings, and of the rows what a
- * repair plans with. `lines` holds every line for a whole check, and only the blank lines, the
- * corrupt rows and the session headers for a streamed one, whose `state` is only the header.
- */
-export interface Scanned {
-  readonly lines: ReadonlyArray<Line.ParsedLine>
-  readonly terminated: boolean
-  /** Of the state, the header (a whole check gives the whole state). */
-  readonly state: Pick<SessionState.SessionState, "header">
-  readonly version: number | undefined
-  readonly findings: ReadonlyArray<Finding>
-}
-
-/** What a check found, with what it found it in. */
-export interface Diagnosis extends Rows, Scanned {
-  /** The state of the rows as they are (older versions migrated in memory, never written: for the tree checks). */
-  readonly state: SessionState.SessionState
-  /** The version the header declares (absent ⇒ 1), `undefined` without a header. */
-  readonly version: number | undefined
-  /** Every finding, in the order `fsck` prints them. */
-  readonly findings: ReadonlyArray<Finding>
-}
-
-/** Options of {@link diagnose}: where the ids of an in-memory migration come from (never written). */
-export interface DiagnoseOptions {
-  readonly mintId?: MigrationTypes.MintId
-}
+export type { DiagnoseOptions, Diagnosis, Finding, Kind, Rows, Scanned, StoreFinding }
 
 /** Ids for an in-memory migration when none are given: a hex counter, skipping ids taken. */
 export const counterMint = (): MigrationTypes.MintId => {

@@ -6,36 +6,13 @@
  * get a new one. A byte-order mark starting the first row is removed. The plan names only the
  * exceptions, so it costs O(problems), not O(rows).
  */
-import type { Entry as EntryTypes, Line as LineTypes } from "@branchlog/session-core"
+import type { Line as LineTypes } from "@branchlog/session-core"
 import { Line } from "@branchlog/session-core"
-import type { Finding, Scanned } from "./diagnosis.js"
+import type { Applied, Disposition, HeaderFix, Plan, PlanOptions } from "../../Repair.js"
+import type { Scanned } from "./diagnosis.js"
 import { isRepairable } from "./diagnosis.js"
 
-/** What becomes of the header: it stays the first row, a later one moves to the top, or a new one is written. */
-export type HeaderFix =
-  | { readonly _tag: "InPlace" }
-  | { readonly _tag: "Moved"; readonly line: number; readonly text: string }
-  | { readonly _tag: "Created"; readonly header: EntryTypes.SessionHeader; readonly text: string }
-
-/** What a repair does, by line number; rows it does not name are kept as they are. */
-export interface Plan {
-  /** The findings it fixes (empty: nothing to repair, and nothing is written). */
-  readonly fixes: ReadonlyArray<Finding>
-  /** The header written first. */
-  readonly header: HeaderFix
-  /** Corrupt lines and extra headers: moved out of the session, kept aside byte for byte. */
-  readonly moved: ReadonlySet<number>
-  /** Blank lines: dropped. */
-  readonly dropped: ReadonlySet<number>
-}
-
-/** What becomes of one row: kept, moved aside, or left out (a blank line, or the header written first). */
-export type Disposition = "keep" | "move" | "drop"
-
-/** Options of {@link plan}: the header to write when the rows have none (called only then). */
-export interface PlanOptions {
-  readonly header: () => EntryTypes.SessionHeader
-}
+export type { Applied, Disposition, HeaderFix, Plan, PlanOptions }
 
 /** The plan of a repair of the diagnosed rows (a whole or a streamed check: it reads blank lines, corrupt rows and headers). */
 export const plan = (diagnosis: Scanned, options: PlanOptions): Plan => {
@@ -71,12 +48,6 @@ const withoutByteOrderMark = (line: LineTypes.ParsedLine): LineTypes.ParsedLine 
   if (line.line !== 1 || Line.isOversized(line) || !Line.hasByteOrderMark(line)) return line
   const text = Line.withoutByteOrderMark(Line.serialize(line))
   return line._tag === "Corrupt" ? { ...line, raw: text } : Line.parse(text, line.line, line.offset)
-}
-
-/** The repaired rows, and the rows moved aside: what a store of rows writes (positions are those read). */
-export interface Applied {
-  readonly rows: ReadonlyArray<LineTypes.Row>
-  readonly removed: ReadonlyArray<LineTypes.Row>
 }
 
 /**

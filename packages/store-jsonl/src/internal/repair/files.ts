@@ -9,7 +9,7 @@
 import type { Line as LineTypes } from "@branchlog/session-core"
 import { Diagnostics, Entry } from "@branchlog/session-core"
 import * as IdSource from "@branchlog/session-store/IdSource"
-import type { Diagnosis, Finding, HeaderFix, Scanned } from "@branchlog/session-store/Repair"
+import type { Diagnosis, Finding, Scanned } from "@branchlog/session-store/Repair"
 import {
   diagnose,
   disposition,
@@ -18,21 +18,17 @@ import {
   plan,
   storeFindings
 } from "@branchlog/session-store/Repair"
-import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import * as OversizedLine from "../../OversizedLine.js"
+import type { InvalidUtf8, ReadError, Repaired, RepairError, RepairOptions } from "../../Repair.js"
 import * as SessionFiles from "../../SessionFiles.js"
 import * as TranscriptFile from "../../TranscriptFile.js"
 import * as TranscriptLock from "../../TranscriptLock.js"
 import { invalidAt } from "./utf8.js"
 
-/** Errors of reading a session's lines. */
-export type ReadError = FileNotFoundError | FileSystemError | NotRegularFileError
-
-/** Errors of a repair: reading, taking the lock, rewriting. */
-export type RepairError = ReadError | TranscriptLock.LockError
+const NEWLINE = new Uint8Array([0x0a])
 
 /** Every line of `path` as parsed (blank lines and lines over the ceiling included), and its diagnosis. */
 export const check = (path: string): Effect.Effect<Diagnosis, ReadError, TranscriptFile.TranscriptFile> =>
@@ -97,9 +93,6 @@ export const scan = (path: string): Effect.Effect<Scanned, ReadError, Transcript
     return { state, lines: kept, terminated, version, findings: [...findings, ...invalid] }
   })
 
-/** A line of bytes that are not UTF-8: the line, its offset, and the file offset of its first invalid sequence. */
-export type InvalidUtf8 = Extract<Finding, { readonly _tag: "InvalidUtf8" }>
-
 /** The lines of `path` that hold bytes that are not UTF-8, in one raw read of the file. */
 export const invalidUtf8 = (
   path: string
@@ -112,36 +105,6 @@ export const invalidUtf8 = (
         if (at !== -1) found.push({ _tag: "InvalidUtf8", line: line.line, offset: line.offset, at: line.offset + at })
       })).pipe(Effect.as(found))
   })
-
-/** Options of a repair: the cwd of a header written where there is none, and how the lock is taken. */
-export interface RepairOptions {
-  /** The `cwd` a new header records (the session's working folder). */
-  readonly cwd: string
-  readonly lock?: TranscriptLock.LockOptions
-}
-
-/** What a repair did. */
-export type Repaired =
-  /** Nothing `repair` fixes was found (the findings are those of the check): nothing was written. */
-  | { readonly _tag: "NothingToRepair"; readonly path: string; readonly findings: ReadonlyArray<Finding> }
-  | {
-    readonly _tag: "Repaired"
-    readonly path: string
-    /** The file rewritten: the file `path` names (a symlink's target). */
-    readonly written: string
-    /** The backup of the original bytes (`undefined`: the file was empty). */
-    readonly backup: string | undefined
-    /** The findings fixed, as the check reported them. */
-    readonly fixed: ReadonlyArray<Finding>
-    /** What became of the header (a new one is `Created`, with its fields). */
-    readonly header: HeaderFix
-    /** How many lines were moved out (corrupt lines, extra headers). */
-    readonly moved: number
-    /** The file holding the moved lines byte for byte (`<file>.removed-<time>.txt`), if any. */
-    readonly removedLines: string | undefined
-  }
-
-const NEWLINE = new Uint8Array([0x0a])
 
 /** The pieces of a line, without the UTF-8 byte-order mark that may start the file (repair removes it). */
 const withoutByteOrderMark = (line: TranscriptFile.RawLine): ReadonlyArray<Uint8Array> => {
