@@ -22,7 +22,6 @@ import { interleaved } from "./interleaved.js"
 
 /** The worker: `once(round)` runs one case (the harness times the second round). */
 const worker = `
-import * as Effect from "effect/Effect"
 import * as path from "node:path"
 const [kind, scratch] = process.argv.slice(2)
 const once = async (round) => {

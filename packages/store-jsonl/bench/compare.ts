@@ -20,7 +20,6 @@ import { interleaved } from "./interleaved.js"
 
 /** The worker: `once(round)` runs one case (the harness times the second round). */
 const worker = `
-import * as Effect from "effect/Effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 const [kind, target, scratch] = process.argv.slice(2)
