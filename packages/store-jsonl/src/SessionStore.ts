@@ -2,7 +2,7 @@
  * The layers that give `SessionManager` and `SessionCatalog` their services: `layerNode` (the
  * JSONL `TranscriptStore` over real files through node:fs, plus the file-level services) and
  * `layerMemory` (the same over an in-memory volume, for tests; the volume itself comes from
- * `@branchlog/session-store/testing`). For a store of rows in memory, see `MemoryStore`.
+ * `@branchlog/store-jsonl/testing`). For a store of rows in memory, see session-store's `MemoryStore`.
  *
  * @since 0.1.0
  */
