@@ -131,6 +131,62 @@ const inferredJsonlExports = [
   ``
 ].join("\n")
 
+/**
+ * An app of a package's README: its `main.ts` and `test/transcript.test.ts` blocks and an exports
+ * module of inferred types, `packages` installed with `effect@effectVersion` (one copy of effect,
+ * that version unless a range), `installed` checked, then type-checked and `dist/main.js` run:
+ * gives what it printed.
+ */
+const readmeApp = async (
+  dir: string,
+  folder: string,
+  exports: string,
+  packages: ReadonlyArray<string>,
+  effectVersion: string,
+  installed: () => Promise<void> = async () => {}
+): Promise<string> => {
+  const examples = readmeExamples(join(workspace, "packages", folder, "README.md"))
+  expect([...examples.keys()]).toEqual(["main.ts", "test/transcript.test.ts"])
+  writeFiles(dir, examples)
+  writeFiles(dir, { "tsconfig.json": appTsconfig, "exports.ts": exports })
+  await npm([
+    "install",
+    "--save-exact",
+    ...packages,
+    `effect@${effectVersion}`,
+    "typescript@5.9.3",
+    "@types/node@20.19.43",
+    "vitest@3.2.7",
+    "@effect/vitest@0.30.0"
+  ], dir)
+  const effect = await copiesOf(dir, "effect")
+  expect(effect.length, JSON.stringify(effect)).toBe(1)
+  if (effectVersion !== "^3") expect(effect[0]!.version).toBe(effectVersion)
+  await installed()
+  await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir })
+  return (await run(process.execPath, ["dist/main.js"], { cwd: dir })).stdout
+}
+
+/** The app's one test file passes with its one test. */
+const appTestPasses = async (dir: string) => {
+  const tests = await run(process.execPath, [join(dir, "node_modules/vitest/vitest.mjs"), "run"], {
+    cwd: dir,
+    env: cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0" })
+  })
+  expect(tests.stdout).toMatch(/Test Files\s+1 passed \(1\)/)
+  expect(tests.stdout).toMatch(/Tests\s+1 passed \(1\)/)
+}
+
+/** An import of a module the package does not export (`spec`) fails with ERR_PACKAGE_PATH_NOT_EXPORTED. */
+const refusesDeepImport = async (dir: string, spec: string) => {
+  const deep = await run(process.execPath, ["--input-type=module", "-e", `await import('${spec}')`], {
+    cwd: dir,
+    allowFailure: true
+  })
+  expect(deep.status).not.toBe(0)
+  expect(deep.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED")
+}
+
 /** A fresh npm project in the temporary folder (outside the workspace). */
 const freshProject = (name: string) => {
   const dir = join(temp, name)
@@ -315,13 +371,7 @@ describe.sequential("the release", async () => {
     expect(size.packages).toBeLessThan(10)
     // a module that is in dist (so only the exports map refuses it)
     expect(existsSync(join(dir, "node_modules/@branchlog/session-store/dist/internal/manager/core.js"))).toBe(true)
-    const deep = await run(process.execPath, [
-      "--input-type=module",
-      "-e",
-      "await import('@branchlog/session-store/internal/manager/core')"
-    ], { cwd: dir, allowFailure: true })
-    expect(deep.status).not.toBe(0)
-    expect(deep.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED")
+    await refusesDeepImport(dir, "@branchlog/session-store/internal/manager/core")
     const publicModule = await run(process.execPath, [
       "--input-type=module",
       "-e",
@@ -335,84 +385,38 @@ describe.sequential("the release", async () => {
       `an app on its own effect (${effectVersion}) type-checks and runs session-store's README example and test`,
       async () => {
         const dir = freshProject(`app-effect-${effectVersion.replace(/\W/g, "")}`)
-        const examples = readmeExamples(join(workspace, "packages/session-store/README.md"))
-        expect([...examples.keys()]).toEqual(["main.ts", "test/transcript.test.ts"])
-        writeFiles(dir, examples)
-        writeFiles(dir, { "tsconfig.json": appTsconfig, "exports.ts": inferredExports })
-        await npm([
-          "install",
-          "--save-exact",
-          "@branchlog/session-store",
-          `effect@${effectVersion}`,
-          "typescript@5.9.3",
-          "@types/node@20.19.43",
-          "vitest@3.2.7",
-          "@effect/vitest@0.30.0"
-        ], dir)
-        const effect = await copiesOf(dir, "effect")
-        expect(effect.length, JSON.stringify(effect)).toBe(1)
-        if (effectVersion !== "^3") expect(effect[0]!.version).toBe(effectVersion)
-        await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir })
-        const main = await run(process.execPath, ["dist/main.js"], { cwd: dir })
-        expect(main.stdout).toContain("true demo 1")
-        expect(main.stdout).toMatch(/<- leaf/)
-        const tests = await run(process.execPath, [join(dir, "node_modules/vitest/vitest.mjs"), "run"], {
-          cwd: dir,
-          env: cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0" })
-        })
-        expect(tests.stdout).toMatch(/Test Files\s+1 passed \(1\)/)
-        expect(tests.stdout).toMatch(/Tests\s+1 passed \(1\)/)
+        const main = await readmeApp(dir, "session-store", inferredExports, ["@branchlog/session-store"], effectVersion)
+        expect(main).toContain("true demo 1")
+        expect(main).toMatch(/<- leaf/)
+        await appTestPasses(dir)
       },
       minutes(15)
     )
   }
 
   it("installs @branchlog/store-jsonl: its README example runs over real files", async () => {
-    const effectVersion = onePatchBelow(effectPin)
     const dir = freshProject("jsonl-app")
-    const examples = readmeExamples(join(workspace, "packages/store-jsonl/README.md"))
-    expect([...examples.keys()]).toEqual(["main.ts", "test/transcript.test.ts"])
-    writeFiles(dir, examples)
-    writeFiles(dir, { "tsconfig.json": appTsconfig, "exports.ts": inferredJsonlExports })
-    await npm([
-      "install",
-      "--save-exact",
-      "@branchlog/store-jsonl",
-      "@branchlog/session-store",
-      `effect@${effectVersion}`,
-      "typescript@5.9.3",
-      "@types/node@20.19.43",
-      "vitest@3.2.7",
-      "@effect/vitest@0.30.0"
-    ], dir)
-    const effect = await copiesOf(dir, "effect")
-    expect(effect.length, JSON.stringify(effect)).toBe(1)
-    expect(effect[0]!.version).toBe(effectVersion)
-    // one session-store: the app's is the one store-jsonl implements the interface of
-    const stores = await copiesOf(dir, "@branchlog/session-store")
-    expect(stores.length, JSON.stringify(stores)).toBe(1)
-    const size = installedSize(join(dir, "node_modules", "@branchlog"))
-    sizes["store-jsonl's @branchlog packages"] = `${megabytes(size.bytes)}, ${size.packages} packages`
-    expect(existsSync(join(dir, "node_modules/@branchlog/store-jsonl/dist/internal/nodeBackend.js"))).toBe(true)
-    const deep = await run(process.execPath, [
-      "--input-type=module",
-      "-e",
-      "await import('@branchlog/store-jsonl/internal/nodeBackend')"
-    ], { cwd: dir, allowFailure: true })
-    expect(deep.status).not.toBe(0)
-    expect(deep.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED")
-    await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir })
-    const main = await run(process.execPath, ["dist/main.js"], { cwd: dir })
-    expect(main.stdout).toContain("written yet? false")
-    expect(main.stdout).toContain("true demo 1")
-    expect(main.stdout).toMatch(/\.jsonl\.index'/) // the sidecar index the resume built, beside the session
-    expect(main.stdout).toContain(".branchlog-catalog.json")
-    const tests = await run(process.execPath, [join(dir, "node_modules/vitest/vitest.mjs"), "run"], {
-      cwd: dir,
-      env: cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0" })
-    })
-    expect(tests.stdout).toMatch(/Test Files\s+1 passed \(1\)/)
-    expect(tests.stdout).toMatch(/Tests\s+1 passed \(1\)/)
+    const main = await readmeApp(
+      dir,
+      "store-jsonl",
+      inferredJsonlExports,
+      ["@branchlog/store-jsonl", "@branchlog/session-store"],
+      onePatchBelow(effectPin),
+      async () => {
+        // one session-store: the app's is the one store-jsonl implements the interface of
+        const stores = await copiesOf(dir, "@branchlog/session-store")
+        expect(stores.length, JSON.stringify(stores)).toBe(1)
+        const size = installedSize(join(dir, "node_modules", "@branchlog"))
+        sizes["store-jsonl's @branchlog packages"] = `${megabytes(size.bytes)}, ${size.packages} packages`
+        expect(existsSync(join(dir, "node_modules/@branchlog/store-jsonl/dist/internal/nodeBackend.js"))).toBe(true)
+        await refusesDeepImport(dir, "@branchlog/store-jsonl/internal/nodeBackend")
+      }
+    )
+    expect(main).toContain("written yet? false")
+    expect(main).toContain("true demo 1")
+    expect(main).toMatch(/\.jsonl\.index'/) // the sidecar index the resume built, beside the session
+    expect(main).toContain(".branchlog-catalog.json")
+    await appTestPasses(dir)
   }, minutes(15))
 
   it("session-core's README example runs on its own", async () => {
