@@ -21,6 +21,7 @@ import { TranscriptStore } from "@branchlog/session-store/TranscriptStore"
 import * as Clock from "effect/Clock"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as os from "node:os"
 import * as nodePath from "node:path"
@@ -28,6 +29,7 @@ import * as CatalogIndex from "./internal/catalogIndex.js"
 import * as CatalogInfo from "./internal/catalogInfo.js"
 import * as OversizedLine from "./OversizedLine.js"
 import * as SessionFiles from "./SessionFiles.js"
+import type { Line as TranscriptFileLine } from "./TranscriptFile.js"
 import { TranscriptFile } from "./TranscriptFile.js"
 
 /** What `list` tells about one session file: the storage interface's `SessionInfo`. */
@@ -87,6 +89,20 @@ export type InfoReader = SessionListing.InfoReader
 /** A fresh {@link InfoReader}: {@link SessionListing.infoReader}. */
 export const infoReader = SessionListing.infoReader
 
+/** A fold of one file's lines into its `SessionInfo`: `onLines` for `forEachChunk`, then `result`. */
+const infoFold = (path: string) => {
+  const reader = infoReader()
+  return {
+    onLines: (chunk: ReadonlyArray<TranscriptFileLine>): boolean => {
+      for (const l of chunk) {
+        if (!reader.push(OversizedLine.parse(l, path))) return false
+      }
+      return true
+    },
+    result: (mtimeMs: number) => reader.result(path, mtimeMs)
+  }
+}
+
 /** The `SessionInfo` of one file, streamed; `None` when its first row is not a session header. */
 export const readInfo = (
   path: string,
@@ -95,22 +111,12 @@ export const readInfo = (
 ): Effect.Effect<Option.Option<SessionInfo>, never, TranscriptFile> =>
   Effect.gen(function*() {
     const files = yield* TranscriptFile
-    const reader = infoReader()
-    let failed = false
+    const fold = infoFold(path)
     const chunkSize = size === undefined ? undefined : Math.min(1024 * 1024, Math.max(4096, size + 1))
-    yield* files.forEachChunk(path, (chunk) => {
-      for (const l of chunk) {
-        if (!reader.push(OversizedLine.parse(l, path))) return false
-      }
-      return true
-    }, chunkSize === undefined ? {} : { chunkSize }).pipe(
-      Effect.catchAll(() =>
-        Effect.sync(() => {
-          failed = true
-        })
-      )
+    const read = yield* Effect.either(
+      files.forEachChunk(path, fold.onLines, chunkSize === undefined ? {} : { chunkSize })
     )
-    return failed ? Option.none() : reader.result(path, mtimeMs)
+    return Either.isLeft(read) ? Option.none() : fold.result(mtimeMs)
   })
 
 /** `true` for the names a listing stats: session files and the catalog index. */
@@ -162,11 +168,12 @@ export const extend = <A extends object>(info: SessionInfo, more: A): SessionInf
 }
 
 /** The long text of a session whose summary came from the catalog: read from the file (`""` if it no longer is a session). */
-const longText = (files: TranscriptFile["Type"]) => (path: string): string =>
-  Option.match(Effect.runSync(Effect.provideService(readInfo(path), TranscriptFile, files)), {
-    onNone: () => "",
-    onSome: (info) => info.allMessagesText
-  })
+const longText = (files: TranscriptFile["Type"]) => (path: string): string => {
+  // a getter answers synchronously: the file service's synchronous read
+  const fold = infoFold(path)
+  if (Either.isLeft(files.unsafeForEachChunk(path, fold.onLines))) return ""
+  return Option.match(fold.result(0), { onNone: () => "", onSome: (info) => info.allMessagesText })
+}
 
 /**
  * The infos of one folder through its catalog index, in the folder's order: the files the index

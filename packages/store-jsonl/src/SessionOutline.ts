@@ -15,6 +15,7 @@
 import type { Entry, Line as LineType } from "@branchlog/session-core"
 import { Line } from "@branchlog/session-core"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { FileSnapshot } from "./FileSnapshot.js"
 import { crc32 } from "./internal/crc32.js"
@@ -129,7 +130,7 @@ const reader = (files: TranscriptFileShape, path: string, table: DataView) => {
     if (scratch.length < size) scratch = new Uint8Array(Math.max(size, scratch.length * 2))
     const chunks = ranges.length === 0
       ? []
-      : Effect.runSync(files.readRanges(path, ranges, scratch).pipe(Effect.orElseSucceed(() => undefined)))
+      : Either.getOrUndefined(files.unsafeReadRanges(path, ranges, scratch))
     if (chunks === undefined) return undefined
     const out = new Map<number, LineType.ParsedLine | undefined>()
     for (const r of rows) {

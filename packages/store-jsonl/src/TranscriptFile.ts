@@ -125,6 +125,15 @@ export interface TranscriptFileShape {
     options?: ReadOptions
   ) => Effect.Effect<void, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
+   * `forEachChunk` in one synchronous loop (a `Left` instead of a failure): for what must answer
+   * synchronously (a listing's lazily read `allMessagesText`).
+   */
+  readonly unsafeForEachChunk: (
+    path: string,
+    onLines: (lines: ReadonlyArray<Line>) => boolean | void,
+    options?: ReadOptions
+  ) => Either.Either<void, FileNotFoundError | FileSystemError | NotRegularFileError>
+  /**
    * The bytes `[offset, offset + length)` of a file, streamed in reads of 1 MiB (an oversized
    * line's bytes, copied into a rewrite); fewer when the file ends first.
    */
@@ -213,6 +222,16 @@ export interface TranscriptFileShape {
     into?: Uint8Array
   ) => Effect.Effect<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
+   * `readRanges`, synchronously (a `Left` instead of a failure): for the synchronous questions of a
+   * bounded session, answered from its sidecar index (does it hold an id?), an outline's rows read
+   * by offset and a listing's lazily read text, without running an effect synchronously.
+   */
+  readonly unsafeReadRanges: (
+    path: string,
+    ranges: ReadonlyArray<readonly [offset: number, length: number]>,
+    into?: Uint8Array
+  ) => Either.Either<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError>
+  /**
    * Hands the bytes `[offset, offset + length)` of a file to `onPiece`, in order, in pieces of at
    * most `pieceSize` bytes all read into ONE buffer reused from piece to piece (a piece is valid
    * only during its call: copy what is kept); fewer bytes when the file ends first. Gives how many
@@ -225,6 +244,14 @@ export interface TranscriptFileShape {
     pieceSize: number,
     onPiece: (piece: Uint8Array, at: number) => void
   ) => Effect.Effect<number, FileNotFoundError | FileSystemError | NotRegularFileError>
+  /** `scanBytes`, synchronously (a `Left` instead of a failure). */
+  readonly unsafeScanBytes: (
+    path: string,
+    offset: number,
+    length: number,
+    pieceSize: number,
+    onPiece: (piece: Uint8Array, at: number) => void
+  ) => Either.Either<number, FileNotFoundError | FileSystemError | NotRegularFileError>
   /**
    * Writes a side file (a sidecar index) whole, from its pieces in order: a temporary file beside
    * it, renamed over it. No fsync and no backup: only for files that can be rebuilt from the transcript.

@@ -75,6 +75,56 @@ for (const harness of harnesses) {
       }).pipe(Effect.provide(layer))
     })
 
+    it.effect("the synchronous reads give what the effects give, counted, and a Left naming the file", () => {
+      const { dir, ext, layer } = harness.make()
+      const file = path.join(dir, "sync.jsonl")
+      const text = Array.from({ length: 40 }, (_, i) => `{"n":${i}}`).join("\n") + "\n{\"torn\":"
+      ext.write(file, text)
+      const missing = path.join(dir, "none.jsonl")
+      return Effect.gen(function*() {
+        const tf = yield* TranscriptFile
+        for (const chunkSize of [undefined, 1, 7, 64]) {
+          const options = chunkSize === undefined ? {} : { chunkSize }
+          const seen: Array<unknown> = []
+          const before = yield* tf.bytesRead
+          expect(Either.isRight(tf.unsafeForEachChunk(file, (lines) => {
+            seen.push(...lines)
+          }, options))).toBe(true)
+          expect((yield* tf.bytesRead) - before).toBe(Buffer.byteLength(text))
+          expect(seen).toEqual(yield* collect(file, chunkSize))
+        }
+        let calls = 0
+        tf.unsafeForEachChunk(file, () => {
+          calls += 1
+          return false
+        }, { chunkSize: 8 })
+        expect(calls).toBe(1)
+        const ranges = [[0, 8], [8, 8], [text.length - 4, 100], [3, 0]] as const
+        const scratch = new Uint8Array(512)
+        const sync = Either.getOrThrow(tf.unsafeReadRanges(file, ranges, scratch)).map((b) => Buffer.from(b).toString())
+        expect(sync).toEqual((yield* tf.readRanges(file, ranges)).map((b) => Buffer.from(b).toString()))
+        expect(sync).toEqual(["{\"n\":0}\n", "{\"n\":1}\n", "rn\":", ""])
+        const pieces: Array<string> = []
+        const scanned = tf.unsafeScanBytes(file, 2, 20, 6, (piece, at) => pieces.push(`${at}:${Buffer.from(piece)}`))
+        expect(scanned).toEqual(Either.right(20))
+        expect(pieces).toEqual(["2:n\":0}\n", "8:{\"n\":1", "14:}\n{\"n\"", "20::2"])
+        const failures = ([
+          tf.unsafeForEachChunk(missing, () => {}),
+          tf.unsafeReadRanges(missing, [[0, 1]]),
+          tf.unsafeScanBytes(missing, 0, 1, 1, () => {}),
+          tf.unsafeForEachChunk(dir, () => {})
+        ] as Array<Either.Either<unknown, { readonly _tag: string; readonly path: string }>>).map((failed) =>
+          Either.isLeft(failed) ? [failed.left._tag, failed.left.path] : ["Right"]
+        )
+        expect(failures).toEqual([
+          ["FileNotFoundError", missing],
+          ["FileNotFoundError", missing],
+          ["FileNotFoundError", missing],
+          ["NotRegularFileError", dir]
+        ])
+      }).pipe(Effect.provide(layer))
+    })
+
     it.effect("an appender writes strings as UTF-8 and bytes as they are, and gives the bytes written or its failure", () => {
       const { dir, ext, layer } = harness.make()
       const file = path.join(dir, "held.jsonl")

@@ -6,8 +6,8 @@
 import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Context from "effect/Context"
 import type * as Deferred from "effect/Deferred"
-import type * as Effect from "effect/Effect"
-import type * as Either from "effect/Either"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import type * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -43,6 +43,108 @@ export interface ReadHandle {
    * read to read: no fresh memory per read); gives how many, fewer only at the end of file.
    */
   readonly readInto: (position: number, into: Uint8Array) => Effect.Effect<number, FileSystemError>
+}
+
+/**
+ * A file opened for synchronous positional reads (`Backend.unsafeOpenRead`): what answers the
+ * synchronous questions of a bounded session (its sidecar index's id set, an outline's rows, a
+ * listing's lazy text) without running an effect synchronously. Close it once, when done.
+ */
+export interface SyncReadHandle {
+  /** Reads up to `length` bytes at `position`; an empty result means end of file. */
+  readonly unsafeRead: (position: number, length: number) => Either.Either<Uint8Array, FileSystemError>
+  /** Reads up to `into.length` bytes at `position` into `into`; gives how many, fewer only at the end of file. */
+  readonly unsafeReadInto: (position: number, into: Uint8Array) => Either.Either<number, FileSystemError>
+  /** Closes the file; idempotent, never throws. */
+  readonly unsafeClose: () => void
+}
+
+/** Opens a file for reads in a scope (closed with it): `unsafeOpenRead` as effects. */
+export const openRead = (
+  backend: Backend,
+  path: string
+): Effect.Effect<ReadHandle, FileNotFoundError | FileSystemError | NotRegularFileError, Scope.Scope> =>
+  Effect.map(
+    Effect.acquireRelease(Effect.suspend(() => backend.unsafeOpenRead(path)), (handle) =>
+      Effect.sync(handle.unsafeClose)),
+    (handle): ReadHandle => ({
+      read: (position, length) =>
+        Effect.suspend(() => handle.unsafeRead(position, length)),
+      readInto: (position, into) => Effect.suspend(() => handle.unsafeReadInto(position, into))
+    })
+  )
+
+/**
+ * Reads the bytes `[offset, offset + length)` of each range through one descriptor into one buffer
+ * (`into` when long enough); `onRead` counts the bytes. What `TranscriptFile.unsafeReadRanges` is.
+ */
+export const unsafeReadRanges = (
+  backend: Backend,
+  path: string,
+  ranges: ReadonlyArray<readonly [offset: number, length: number]>,
+  into: Uint8Array | undefined,
+  onRead: (bytes: number) => void
+): Either.Either<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError> => {
+  const opened = backend.unsafeOpenRead(path)
+  if (Either.isLeft(opened)) return Either.left(opened.left)
+  const handle = opened.right
+  try {
+    // one allocation for every range (a read of thousands of small ranges allocated each apart)
+    let size = 0
+    for (const [, length] of ranges) size += Math.max(0, length)
+    const memory = into !== undefined && into.length >= size ? into : new Uint8Array(size)
+    const out: Array<Uint8Array> = []
+    let at = 0
+    for (const [offset, length] of ranges) {
+      if (length <= 0) {
+        out.push(memory.subarray(at, at))
+        continue
+      }
+      const read = handle.unsafeReadInto(offset, memory.subarray(at, at + length))
+      if (Either.isLeft(read)) return Either.left(read.left)
+      onRead(read.right)
+      out.push(memory.subarray(at, at + read.right))
+      at += length
+    }
+    return Either.right(out)
+  } finally {
+    handle.unsafeClose()
+  }
+}
+
+/**
+ * Hands the bytes `[offset, offset + length)` to `onPiece` in pieces of at most `pieceSize` bytes,
+ * all read into one reused buffer; gives how many bytes were read. What `TranscriptFile.unsafeScanBytes` is.
+ */
+export const unsafeScanBytes = (
+  backend: Backend,
+  path: string,
+  offset: number,
+  length: number,
+  pieceSize: number,
+  onPiece: (piece: Uint8Array, at: number) => void,
+  onRead: (bytes: number) => void
+): Either.Either<number, FileNotFoundError | FileSystemError | NotRegularFileError> => {
+  const opened = backend.unsafeOpenRead(path)
+  if (Either.isLeft(opened)) return Either.left(opened.left)
+  const handle = opened.right
+  try {
+    const buffer = new Uint8Array(Math.max(1, Math.min(pieceSize, length)))
+    let done = 0
+    while (done < length) {
+      const want = Math.min(buffer.length, length - done)
+      const read = handle.unsafeReadInto(offset + done, want === buffer.length ? buffer : buffer.subarray(0, want))
+      if (Either.isLeft(read)) return Either.left(read.left)
+      const n = read.right
+      onRead(n)
+      if (n > 0) onPiece(buffer.subarray(0, n), offset + done)
+      done += n
+      if (n < want) break
+    }
+    return Either.right(done)
+  } finally {
+    handle.unsafeClose()
+  }
 }
 
 /** A file opened for sequential writes (a rewrite's temporary file). */
@@ -153,10 +255,13 @@ export interface Backend {
     { readonly stat: StatInfo; readonly bytes: Uint8Array },
     FileNotFoundError | FileSystemError | NotRegularFileError
   >
-  /** Opens a regular file (or a symlink to one) for reads; anything else fails with `NotRegularFileError`, unopened. */
-  readonly openRead: (
+  /**
+   * Opens a regular file (or a symlink to one) for synchronous reads; anything else fails with
+   * `NotRegularFileError`, unopened. As effects in a scope: {@link openRead}.
+   */
+  readonly unsafeOpenRead: (
     path: string
-  ) => Effect.Effect<ReadHandle, FileNotFoundError | FileSystemError | NotRegularFileError, Scope.Scope>
+  ) => Either.Either<SyncReadHandle, FileNotFoundError | FileSystemError | NotRegularFileError>
   /** One write of `bytes` at the end (O_APPEND), prefixed by `\n` if the file does not end with one. */
   readonly append: (
     path: string,

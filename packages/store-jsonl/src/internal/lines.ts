@@ -6,10 +6,12 @@
  */
 import type { FileNotFoundError, FileSystemError, NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { constants } from "node:buffer"
-import type { Backend } from "./backend.js"
+import type { Backend, SyncReadHandle } from "./backend.js"
+import { openRead } from "./backend.js"
 import * as RawLines from "./rawLines.js"
 
 /** One line of a file. */
@@ -95,11 +97,38 @@ export const lines = (
 }
 
 /**
+ * One read of a file split into lines: reads the next chunk at `state` through `handle` into
+ * `buffer`, hands its lines to `onLines`; gives the state to go on from, `None` at the end of file
+ * or when `onLines` returned `false`.
+ */
+const chunkStep = (
+  path: string,
+  handle: SyncReadHandle,
+  buffer: Buffer,
+  options: ReadOptions,
+  onRead: (bytes: number) => void,
+  onLines: (lines: ReadonlyArray<Line>) => boolean | void
+) => {
+  const limits = limitsOf(options)
+  const build = decoded(limits.max)
+  return (state: RawLines.SplitState): Either.Either<Option.Option<RawLines.SplitState>, FileSystemError> => {
+    const read = handle.unsafeReadInto(state.position, buffer)
+    if (Either.isLeft(read)) return Either.left(read.left)
+    onRead(read.right)
+    return Either.map(RawLines.step(path, state, buffer.subarray(0, read.right), limits, build), ([lines, next]) => {
+      const more = lines.length === 0 ? true : onLines(lines) !== false
+      return more ? next : Option.none()
+    })
+  }
+}
+
+/**
  * Hands the lines of `path` to `onLines` one read at a time, synchronously, until the end of file
  * or until `onLines` returns `false`. The same lines as {@link lines}, without a stream: for
  * callers that fold every line at once (opening, listing), where a stream's machinery costs more
  * than the reading. Every read goes into ONE buffer of `chunkSize` bytes (what a line keeps is
  * copied out of it): fresh memory costs a page fault per 4 KiB touched, more than the read itself.
+ * Each read is one step of an effect: other fibers run between them.
  */
 export const forEachChunk = (
   backend: Backend,
@@ -108,20 +137,44 @@ export const forEachChunk = (
   onRead: (bytes: number) => void,
   onLines: (lines: ReadonlyArray<Line>) => boolean | void
 ): Effect.Effect<void, FileNotFoundError | FileSystemError | NotRegularFileError> =>
-  Effect.scoped(Effect.flatMap(backend.openRead(path), (handle) => {
-    const buffer = Buffer.allocUnsafe(chunkSizeOf(options))
-    const limits = limitsOf(options)
-    const build = decoded(limits.max)
-    const loop = (state: RawLines.SplitState): Effect.Effect<void, FileSystemError> =>
-      Effect.flatMap(handle.readInto(state.position, buffer), (n) => {
-        onRead(n)
-        return Effect.flatMap(RawLines.step(path, state, buffer.subarray(0, n), limits, build), ([lines, next]) => {
-          const more = lines.length === 0 ? true : onLines(lines) !== false
-          return more && Option.isSome(next) ? loop(next.value) : Effect.void
-        })
-      })
-    return loop(RawLines.initialState(options))
-  }))
+  Effect.acquireUseRelease(
+    Effect.suspend(() => backend.unsafeOpenRead(path)),
+    (handle) => {
+      const next = chunkStep(path, handle, Buffer.allocUnsafe(chunkSizeOf(options)), options, onRead, onLines)
+      const loop = (state: RawLines.SplitState): Effect.Effect<void, FileSystemError> =>
+        Effect.flatMap(Effect.suspend(() => next(state)), Option.match({ onNone: () => Effect.void, onSome: loop }))
+      return loop(RawLines.initialState(options))
+    },
+    (handle) => Effect.sync(handle.unsafeClose)
+  )
+
+/**
+ * {@link forEachChunk} in one synchronous loop (a `Left` instead of a failure): for what must
+ * answer synchronously (a listing's lazily read `allMessagesText`).
+ */
+export const unsafeForEachChunk = (
+  backend: Backend,
+  path: string,
+  options: ReadOptions,
+  onRead: (bytes: number) => void,
+  onLines: (lines: ReadonlyArray<Line>) => boolean | void
+): Either.Either<void, FileNotFoundError | FileSystemError | NotRegularFileError> => {
+  const opened = backend.unsafeOpenRead(path)
+  if (Either.isLeft(opened)) return Either.left(opened.left)
+  const handle = opened.right
+  try {
+    const next = chunkStep(path, handle, Buffer.allocUnsafe(chunkSizeOf(options)), options, onRead, onLines)
+    let state = RawLines.initialState(options)
+    for (;;) {
+      const stepped = next(state)
+      if (Either.isLeft(stepped)) return Either.left(stepped.left)
+      if (Option.isNone(stepped.right)) return Either.void
+      state = stepped.right.value
+    }
+  } finally {
+    handle.unsafeClose()
+  }
+}
 
 /** The bytes `[offset, offset + length)` of `path`, in reads of at most 1 MiB; fewer when the file ends first. */
 export const bytes = (
@@ -132,7 +185,7 @@ export const bytes = (
   onRead: (bytes: number) => void
 ): Stream.Stream<Uint8Array, FileNotFoundError | FileSystemError | NotRegularFileError> =>
   Stream.unwrapScoped(
-    Effect.map(backend.openRead(path), (handle) =>
+    Effect.map(openRead(backend, path), (handle) =>
       Stream.paginateEffect(offset, (position) => {
         const left = offset + length - position
         if (left <= 0) return Effect.succeed([new Uint8Array(0), Option.none<number>()] as const)

@@ -87,28 +87,23 @@ export const memoryBackend = (volume: MemoryVolume): Backend => {
         },
         catch: readFailure(path, "read")
       }),
-    openRead: (path) =>
-      Effect.try({
-        try: () => {
-          const inode = requireFile(volume, path, "open")
-          return {
-            read: (position: number, length: number) =>
-              Effect.sync(() =>
-                inode.data.slice(Math.min(position, inode.size), Math.min(position + length, inode.size))
-              ),
-            readInto: (position: number, into: Uint8Array) =>
-              Effect.sync(() => {
-                const piece = inode.data.subarray(
-                  Math.min(position, inode.size),
-                  Math.min(position + into.length, inode.size)
-                )
-                into.set(piece, 0)
-                return piece.length
-              })
-          }
-        },
-        catch: readFailure(path, "open")
-      }),
+    unsafeOpenRead: (path) =>
+      Either.map(
+        Either.try({ try: () => requireFile(volume, path, "open"), catch: readFailure(path, "open") }),
+        (inode) => ({
+          unsafeRead: (position: number, length: number) =>
+            Either.right(inode.data.slice(Math.min(position, inode.size), Math.min(position + length, inode.size))),
+          unsafeReadInto: (position: number, into: Uint8Array) => {
+            const piece = inode.data.subarray(
+              Math.min(position, inode.size),
+              Math.min(position + into.length, inode.size)
+            )
+            into.set(piece, 0)
+            return Either.right(piece.length)
+          },
+          unsafeClose: () => {}
+        })
+      ),
     append: (path, bytes, options) =>
       Effect.try({
         try: () => {

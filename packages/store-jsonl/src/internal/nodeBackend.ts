@@ -107,25 +107,37 @@ export const make = (
         },
         catch: readFailure(path, "read")
       }),
-    openRead: (path) =>
+    unsafeOpenRead: (path) =>
       // synchronous positional reads: parsing what is read blocks the thread anyway, and a
       // thread-pool round trip per chunk costs more than the read itself (tail reads of a few KiB
       // took 25-130 ms through fs.promises on a loaded machine); fibers still interleave between chunks
-      Effect.acquireRelease(
-        Effect.try({ try: () => openForRead(path, "open"), catch: readFailure(path, "open") }),
-        (fd) => Effect.sync(() => fs.closeSync(fd)).pipe(Effect.ignore)
-      ).pipe(Effect.map((fd) => ({
-        read: (position: number, length: number) =>
-          Effect.try({
-            try: () => readFully(fd, length, position),
-            catch: (e) => fsError(path, "read", e, position)
-          }),
-        readInto: (position: number, into: Uint8Array) =>
-          Effect.try({
-            try: () => readFullyInto(fd, into, position),
-            catch: (e) => fsError(path, "read", e, position)
-          })
-      }))),
+      Either.map(
+        Either.try({ try: () => openForRead(path, "open"), catch: readFailure(path, "open") }),
+        (fd) => {
+          let open = true
+          return {
+            unsafeRead: (position: number, length: number) =>
+              Either.try({
+                try: () => readFully(fd, length, position),
+                catch: (e) => fsError(path, "read", e, position)
+              }),
+            unsafeReadInto: (position: number, into: Uint8Array) =>
+              Either.try({
+                try: () => readFullyInto(fd, into, position),
+                catch: (e) => fsError(path, "read", e, position)
+              }),
+            unsafeClose: () => {
+              if (!open) return
+              open = false
+              try {
+                fs.closeSync(fd)
+              } catch {
+                // closing a descriptor only fails when it is already gone
+              }
+            }
+          }
+        }
+      ),
     append: (path, bytes, options) =>
       Effect.try({
         try: () => {

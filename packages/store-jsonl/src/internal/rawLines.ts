@@ -8,9 +8,11 @@
 import { type FileNotFoundError, FileSystemError, type NotRegularFileError } from "@branchlog/session-store/StoreError"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { Backend } from "./backend.js"
+import { openRead } from "./backend.js"
 
 /** One line as bytes. */
 export interface RawLine {
@@ -181,8 +183,8 @@ export const step = <L>(
   bytes: Uint8Array,
   limits: Limits,
   build: Build<L>
-): Effect.Effect<readonly [Array<L>, Option.Option<SplitState>], FileSystemError> =>
-  Effect.try({
+): Either.Either<readonly [Array<L>, Option.Option<SplitState>], FileSystemError> =>
+  Either.try({
     try: () => {
       if (bytes.length > 0) {
         const { lines, next } = split(state, bytes, limits, build)
@@ -225,7 +227,7 @@ export const splitLines = <L>(
   build: Build<L>,
   onRead: (bytes: number) => void
 ): Stream.Stream<L, FileNotFoundError | FileSystemError | NotRegularFileError> =>
-  Stream.unwrapScoped(Effect.map(backend.openRead(path), (handle) => {
+  Stream.unwrapScoped(Effect.map(openRead(backend, path), (handle) => {
     const chunkSize = Math.max(1, options.chunkSize ?? 1024 * 1024)
     return Stream.paginateChunkEffect(
       initialState(options),

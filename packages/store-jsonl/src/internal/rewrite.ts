@@ -17,6 +17,7 @@ import * as Random from "effect/Random"
 import * as Stream from "effect/Stream"
 import * as SessionFiles from "../SessionFiles.js"
 import type { Backend, DirEntry, StatInfo } from "./backend.js"
+import { openRead } from "./backend.js"
 
 /** The new content: bytes, a string, or a stream of pieces (for files beyond a string's size). */
 export type Content<E, R> = string | Uint8Array | Stream.Stream<string | Uint8Array, E, R>
@@ -36,8 +37,8 @@ const octal = (mode: number) => (mode & 0o7777).toString(8).padStart(4, "0")
 /** Whether two files of `size` bytes hold the same bytes (read side by side, 1 MiB at a time). */
 const sameBytes = (backend: Backend, a: string, b: string, size: number) =>
   Effect.scoped(Effect.gen(function*() {
-    const left = yield* backend.openRead(a)
-    const right = yield* backend.openRead(b)
+    const left = yield* openRead(backend, a)
+    const right = yield* openRead(backend, b)
     for (let at = 0; at < size; at += 1024 * 1024) {
       const x = yield* left.read(at, 1024 * 1024)
       const y = yield* right.read(at, 1024 * 1024)

@@ -24,6 +24,7 @@ import type {
   TranscriptFileShape
 } from "../TranscriptFile.js"
 import type { Backend } from "./backend.js"
+import { unsafeReadRanges, unsafeScanBytes } from "./backend.js"
 import * as Lines from "./lines.js"
 import * as RawLines from "./rawLines.js"
 import * as Rewrite from "./rewrite.js"
@@ -39,12 +40,13 @@ export const makeService = (backend: Backend, ceiling: number | undefined): Tran
       total += n
     })
 
-  const forEachChunk = (
-    path: string,
-    onLines: (lines: ReadonlyArray<Line>) => boolean | void,
-    options: ReadOptions = {}
-  ) =>
+  const forEachChunk: TranscriptFileShape["forEachChunk"] = (path, onLines, options = {}) =>
     Lines.forEachChunk(backend, backend.resolve(path), withCeiling(options), (n) => {
+      total += n
+    }, onLines)
+
+  const unsafeForEachChunk: TranscriptFileShape["unsafeForEachChunk"] = (path, onLines, options = {}) =>
+    Lines.unsafeForEachChunk(backend, backend.resolve(path), withCeiling(options), (n) => {
       total += n
     }, onLines)
 
@@ -188,9 +190,18 @@ export const makeService = (backend: Backend, ceiling: number | undefined): Tran
       return made.path
     })
 
+  const counted = (n: number) => {
+    total += n
+  }
+  const readRangesNow: TranscriptFileShape["unsafeReadRanges"] = (path, ranges, into) =>
+    unsafeReadRanges(backend, backend.resolve(path), ranges, into, counted)
+  const scanBytesNow: TranscriptFileShape["unsafeScanBytes"] = (path, offset, length, pieceSize, onPiece) =>
+    unsafeScanBytes(backend, backend.resolve(path), offset, length, pieceSize, onPiece, counted)
+
   return {
     lines,
     forEachChunk,
+    unsafeForEachChunk,
     bytes,
     readFrom,
     append,
@@ -205,42 +216,11 @@ export const makeService = (backend: Backend, ceiling: number | undefined): Tran
     resolve: (path) => backend.resolve(path),
     canonical: (path) => backend.canonical(backend.resolve(path)),
     bytesRead: Effect.sync(() => total),
-    readRanges: (path, ranges, into) =>
-      Effect.scoped(Effect.gen(function*() {
-        const handle = yield* backend.openRead(backend.resolve(path))
-        // one allocation for every range (a read of thousands of small ranges allocated each apart)
-        let size = 0
-        for (const [, length] of ranges) size += Math.max(0, length)
-        const memory = into !== undefined && into.length >= size ? into : new Uint8Array(size)
-        const out: Array<Uint8Array> = []
-        let at = 0
-        for (const [offset, length] of ranges) {
-          if (length <= 0) {
-            out.push(memory.subarray(at, at))
-            continue
-          }
-          const n = yield* handle.readInto(offset, memory.subarray(at, at + length))
-          total += n
-          out.push(memory.subarray(at, at + n))
-          at += length
-        }
-        return out
-      })),
+    unsafeReadRanges: readRangesNow,
+    readRanges: (path, ranges, into) => Effect.suspend(() => readRangesNow(path, ranges, into)),
+    unsafeScanBytes: scanBytesNow,
     scanBytes: (path, offset, length, pieceSize, onPiece) =>
-      Effect.scoped(Effect.gen(function*() {
-        const handle = yield* backend.openRead(backend.resolve(path))
-        const buffer = new Uint8Array(Math.max(1, Math.min(pieceSize, length)))
-        let done = 0
-        while (done < length) {
-          const want = Math.min(buffer.length, length - done)
-          const n = yield* handle.readInto(offset + done, want === buffer.length ? buffer : buffer.subarray(0, want))
-          total += n
-          if (n > 0) onPiece(buffer.subarray(0, n), offset + done)
-          done += n
-          if (n < want) break
-        }
-        return done
-      })),
+      Effect.suspend(() => scanBytesNow(path, offset, length, pieceSize, onPiece)),
     writeSideFile: (path, pieces) =>
       Effect.gen(function*() {
         const abs = backend.resolve(path)

@@ -2,10 +2,12 @@
  * The id questions of a bounded open and a catch-up, answered from a sidecar index without reading
  * its id set whole: the id filter (read once), then the one bucket of the id set a hash may be in
  * (one read for a batch of hashes, each bucket checked against its crc32), plus the ids the update
- * log added. Anything unreadable or damaged answers "maybe".
+ * log added. Anything unreadable or damaged answers "maybe". The questions are synchronous (a
+ * minted id, a bounded session's synchronous reads): the reads are the file service's synchronous
+ * ones (`unsafeReadRanges`, `unsafeScanBytes`).
  */
 import type { Line } from "@branchlog/session-core"
-import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { crc32 } from "../crc32.js"
 import type { Env } from "../jsonl/env.js"
 import * as Format from "./format.js"
@@ -27,12 +29,10 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
   let ids: Float64Array | undefined | null = null
   let filter: ReturnType<typeof Format.decodeFilter> | null = null
   const section = <A>(at: number, length: number, decode: (bytes: Uint8Array) => A | undefined) =>
-    Effect.runSync(
-      env.files.readRanges(index, [[at, length]]).pipe(
-        Effect.map((chunks) => decode(chunks[0]!)),
-        Effect.catchAll(() => Effect.succeed(undefined))
-      )
-    )
+    Either.match(env.files.unsafeReadRanges(index, [[at, length]]), {
+      onLeft: () => undefined,
+      onRight: (chunks) => decode(chunks[0]!)
+    })
   const set = (): Float64Array | undefined => {
     if (ids === null) ids = section(head.idsAt, head.idCount * 8, (bytes) => Format.decodeIds(head, bytes))
     return ids
@@ -67,8 +67,8 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
     const found = new Uint8Array(hashes.length)
     const tableBytes = new Uint8Array((head.bucketCount + 1) * 8)
     let crc = 0
-    const read = Effect.runSync(
-      env.files.scanBytes(index, head.filterAt, total, FILTER_PIECE, (piece, at) => {
+    const read = Either.getOrElse(
+      env.files.unsafeScanBytes(index, head.filterAt, total, FILTER_PIECE, (piece, at) => {
         crc = crc32(piece, crc)
         const start = at - head.filterAt
         const p = start / FILTER_PIECE
@@ -84,7 +84,8 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
         const from = Math.max(start, head.filterBytes)
         const to = Math.min(start + piece.length, total)
         if (to > from) tableBytes.set(piece.subarray(from - start, to - start), from - head.filterBytes)
-      }).pipe(Effect.orElseSucceed(() => -1))
+      }),
+      () => -1
     )
     if (read !== total || crc !== head.crcFilter) return undefined
     absent.set(found)
@@ -107,14 +108,14 @@ export const lazyIds = (env: Env, index: string, head: Head, logIds: ReadonlyArr
     }
     if (wanted.size === 0) return
     const sorted = [...wanted.keys()].sort((a, b) => a - b)
-    const chunks = Effect.runSync(
-      env.files.readRanges(
+    const chunks = Either.getOrUndefined(
+      env.files.unsafeReadRanges(
         index,
         sorted.map((b) => {
           const start = buckets[b * 2]!
           return [head.idsAt + start * 8, (buckets[b * 2 + 2]! - start) * 8] as const
         })
-      ).pipe(Effect.orElseSucceed(() => undefined))
+      )
     )
     sorted.forEach((b, i) => {
       for (const h of wanted.get(b)!) {
