@@ -5,6 +5,7 @@
 import type { Entry } from "@branchlog/session-core"
 import { LlmMessages, SessionContext } from "@branchlog/session-core"
 import { SessionManager } from "@branchlog/session-store"
+import { bundledChild } from "@branchlog/tooling/children"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFile } from "node:child_process"
@@ -156,7 +157,7 @@ describe("AgentSession with a second writer", () => {
     Effect.async<string>((resume) => {
       execFile(
         process.execPath,
-        ["--conditions=@branchlog/source", "--import", "tsx", path.join(here, "support/child.ts"), file, text],
+        [bundledChild(path.join(here, "support/child.ts")), file, text],
         { cwd: path.join(here, ".."), timeout: 180_000 },
         (error, stdout, stderr) =>
           resume(error ? Effect.die(new Error(`child failed: ${stderr}`)) : Effect.succeed(stdout.trim()))

@@ -3,6 +3,7 @@
  * real processes (each its own Node, tsx and lock) that must lose nothing.
  */
 import { Harness } from "@branchlog/store-jsonl/testing"
+import { bundledChild } from "@branchlog/tooling/children"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -29,7 +30,7 @@ interface Child {
 const startChild = (args: ReadonlyArray<string>): Child => {
   const child = spawn(
     process.execPath,
-    ["--conditions=@branchlog/source", "--import", "tsx", childScript, ...args],
+    [bundledChild(childScript), ...args],
     { cwd: packageDir, stdio: ["ignore", "pipe", "pipe"] }
   )
   const output = { text: "" }

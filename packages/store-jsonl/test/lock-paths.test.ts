@@ -3,6 +3,7 @@
  * timeout), a directory (was: EISDIR on every write, no hint), a live pid that cannot be the
  * holder (was: waited on for ever). Real files, real processes; each answered within seconds.
  */
+import { bundledChild } from "@branchlog/tooling/children"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -160,7 +161,7 @@ describe("TranscriptLock: lock paths that could never be taken (node)", () => {
       expect(handle.lockPath).toBe(`${real}.lock`)
       expect(yield* locks.isHeld(real)).toBe(true)
       // another process locking the target meets this process's lock taken through the link
-      const child = spawn(process.execPath, ["--import", "tsx", lockChild, real, "try", "300"], {
+      const child = spawn(process.execPath, [bundledChild(lockChild), real, "try", "300"], {
         cwd: packageDir,
         stdio: ["ignore", "pipe", "pipe"]
       })

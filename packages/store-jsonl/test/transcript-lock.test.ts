@@ -1,6 +1,7 @@
 /**
  * TranscriptLock with real processes (Node layer) and with the fake process table (memory layer).
  */
+import { bundledChild } from "@branchlog/tooling/children"
 import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -279,7 +280,7 @@ describe("TranscriptLock (node, real processes)", () => {
         const lockPath = `${file}.lock`
         yield* Effect.scoped(Effect.gen(function*() {
           yield* locks.acquire(file)
-          const child = yield* spawnNode(["--import", "tsx", childScript, file, "try", "200"], "\n")
+          const child = yield* spawnNode([bundledChild(childScript), file, "try", "200"], "\n")
           yield* waitExit(child)
           const result = JSON.parse((outputs.get(child)?.text ?? "").trim()) as Record<string, unknown>
           expect(result.tag).toBe("LockTimeoutError")
@@ -287,7 +288,7 @@ describe("TranscriptLock (node, real processes)", () => {
         }))
         expect(fs.existsSync(lockPath)).toBe(false)
 
-        const holder = yield* spawnNode(["--import", "tsx", childScript, file, "hold"], "locked")
+        const holder = yield* spawnNode([bundledChild(childScript), file, "hold"], "locked")
         expect(readLock(lockPath).pid).toBe(holder.pid)
         holder.kill("SIGTERM")
         yield* waitExit(holder)
@@ -303,7 +304,7 @@ describe("TranscriptLock (node, real processes)", () => {
       Effect.gen(function*() {
         const file = transcript()
         for (const signal of ["SIGTERM", "SIGINT"] as const) {
-          const child = yield* spawnNode(["--import", "tsx", childScript, file, "released"], "released")
+          const child = yield* spawnNode([bundledChild(childScript), file, "released"], "released")
           child.kill(signal)
           yield* waitExit(child)
           expect(child.signalCode).toBe(signal)
