@@ -107,6 +107,32 @@ export interface BackupOptions {
 /** One name in a folder: kind, modification time (ms) and size. */
 export type DirectoryEntry = DirEntry
 
+/** How a read of a file fails: not there, not a regular file, or the file system's error. */
+export type ReadFailure = FileNotFoundError | FileSystemError | NotRegularFileError
+
+/** The arguments of `forEachChunk` and `unsafeForEachChunk`: a file, what takes its lines, how it is read. */
+export type ForEachChunk = [
+  path: string,
+  onLines: (lines: ReadonlyArray<Line>) => boolean | void,
+  options?: ReadOptions
+]
+
+/** The arguments of `readRanges` and `unsafeReadRanges`: a file, its ranges, a buffer to read them into. */
+export type ReadRanges = [
+  path: string,
+  ranges: ReadonlyArray<readonly [offset: number, length: number]>,
+  into?: Uint8Array
+]
+
+/** The arguments of `scanBytes` and `unsafeScanBytes`: a file, where, how much, in what pieces, to what. */
+export type ScanBytes = [
+  path: string,
+  offset: number,
+  length: number,
+  pieceSize: number,
+  onPiece: (piece: Uint8Array, at: number) => void
+]
+
 /** The service. */
 export interface TranscriptFileShape {
   /** The lines of a file, streamed in chunks; a final segment without `\n` has `terminated: false`. */
@@ -119,20 +145,12 @@ export interface TranscriptFileShape {
    * synchronously, until the end of file or until `onLines` returns `false`. No stream: for
    * folding every line at once, where a stream's machinery would cost more than the reading.
    */
-  readonly forEachChunk: (
-    path: string,
-    onLines: (lines: ReadonlyArray<Line>) => boolean | void,
-    options?: ReadOptions
-  ) => Effect.Effect<void, FileNotFoundError | FileSystemError | NotRegularFileError>
+  readonly forEachChunk: (...each: ForEachChunk) => Effect.Effect<void, ReadFailure>
   /**
    * `forEachChunk` in one synchronous loop (a `Left` instead of a failure): for what must answer
    * synchronously (a listing's lazily read `allMessagesText`).
    */
-  readonly unsafeForEachChunk: (
-    path: string,
-    onLines: (lines: ReadonlyArray<Line>) => boolean | void,
-    options?: ReadOptions
-  ) => Either.Either<void, FileNotFoundError | FileSystemError | NotRegularFileError>
+  readonly unsafeForEachChunk: (...each: ForEachChunk) => Either.Either<void, ReadFailure>
   /**
    * The bytes `[offset, offset + length)` of a file, streamed in reads of 1 MiB (an oversized
    * line's bytes, copied into a rewrite); fewer when the file ends first.
@@ -216,42 +234,22 @@ export interface TranscriptFileShape {
    * used again: what reads batch after batch passes the same one), else one allocated for the
    * call (copy a small piece kept long).
    */
-  readonly readRanges: (
-    path: string,
-    ranges: ReadonlyArray<readonly [offset: number, length: number]>,
-    into?: Uint8Array
-  ) => Effect.Effect<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError>
+  readonly readRanges: (...read: ReadRanges) => Effect.Effect<Array<Uint8Array>, ReadFailure>
   /**
    * `readRanges`, synchronously (a `Left` instead of a failure): for the synchronous questions of a
    * bounded session, answered from its sidecar index (does it hold an id?), an outline's rows read
    * by offset and a listing's lazily read text, without running an effect synchronously.
    */
-  readonly unsafeReadRanges: (
-    path: string,
-    ranges: ReadonlyArray<readonly [offset: number, length: number]>,
-    into?: Uint8Array
-  ) => Either.Either<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError>
+  readonly unsafeReadRanges: (...read: ReadRanges) => Either.Either<Array<Uint8Array>, ReadFailure>
   /**
    * Hands the bytes `[offset, offset + length)` of a file to `onPiece`, in order, in pieces of at
    * most `pieceSize` bytes all read into ONE buffer reused from piece to piece (a piece is valid
    * only during its call: copy what is kept); fewer bytes when the file ends first. Gives how many
    * bytes were read. What passes over a sidecar index's id filter without holding it.
    */
-  readonly scanBytes: (
-    path: string,
-    offset: number,
-    length: number,
-    pieceSize: number,
-    onPiece: (piece: Uint8Array, at: number) => void
-  ) => Effect.Effect<number, FileNotFoundError | FileSystemError | NotRegularFileError>
+  readonly scanBytes: (...scan: ScanBytes) => Effect.Effect<number, ReadFailure>
   /** `scanBytes`, synchronously (a `Left` instead of a failure). */
-  readonly unsafeScanBytes: (
-    path: string,
-    offset: number,
-    length: number,
-    pieceSize: number,
-    onPiece: (piece: Uint8Array, at: number) => void
-  ) => Either.Either<number, FileNotFoundError | FileSystemError | NotRegularFileError>
+  readonly unsafeScanBytes: (...scan: ScanBytes) => Either.Either<number, ReadFailure>
   /**
    * Writes a side file (a sidecar index) whole, from its pieces in order: a temporary file beside
    * it, renamed over it. No fsync and no backup: only for files that can be rebuilt from the transcript.

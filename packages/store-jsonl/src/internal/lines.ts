@@ -96,6 +96,15 @@ export const lines = (
   return RawLines.splitLines(backend, path, options, limits, decoded(limits.max), onRead)
 }
 
+/** What a reading of a file's lines by chunks takes: the file, how, a counter of bytes read, what takes the lines. */
+type ChunkReading = [
+  backend: Backend,
+  path: string,
+  options: ReadOptions,
+  onRead: (bytes: number) => void,
+  onLines: (lines: ReadonlyArray<Line>) => boolean | void
+]
+
 /**
  * One read of a file split into lines: reads the next chunk at `state` through `handle` into
  * `buffer`, hands its lines to `onLines`; gives the state to go on from, `None` at the end of file
@@ -131,11 +140,7 @@ const chunkStep = (
  * Each read is one step of an effect: other fibers run between them.
  */
 export const forEachChunk = (
-  backend: Backend,
-  path: string,
-  options: ReadOptions,
-  onRead: (bytes: number) => void,
-  onLines: (lines: ReadonlyArray<Line>) => boolean | void
+  ...[backend, path, options, onRead, onLines]: ChunkReading
 ): Effect.Effect<void, FileNotFoundError | FileSystemError | NotRegularFileError> =>
   Effect.acquireUseRelease(
     Effect.suspend(() => backend.unsafeOpenRead(path)),
@@ -153,11 +158,7 @@ export const forEachChunk = (
  * answer synchronously (a listing's lazily read `allMessagesText`).
  */
 export const unsafeForEachChunk = (
-  backend: Backend,
-  path: string,
-  options: ReadOptions,
-  onRead: (bytes: number) => void,
-  onLines: (lines: ReadonlyArray<Line>) => boolean | void
+  ...[backend, path, options, onRead, onLines]: ChunkReading
 ): Either.Either<void, FileNotFoundError | FileSystemError | NotRegularFileError> => {
   const opened = backend.unsafeOpenRead(path)
   if (Either.isLeft(opened)) return Either.left(opened.left)
