@@ -1,59 +1,112 @@
 #!/usr/bin/env node
-// Runs the type checks and the tests of every workspace package through turbo, then the lint of
-// the whole workspace (`pnpm lint`: eslint, and dpdm for import cycles), then prints one closing line, alone: `N passed, M failed`,
-// summing every package's vitest results. A package whose tests did not report (a crash, a type
-// error) counts as one failure, and so do a failing type check and a failing lint. Exits non-zero
-// when anything failed.
-import { spawnSync } from "node:child_process"
+// The workspace's test command: builds every package (turbo, cached), then runs the type check and
+// the tests of every workspace package, three tasks at a time, the slowest suites first; then the
+// release check (tooling/release: the manifests against the sources, and the release end to end
+// against a throwaway registry), once every package's tests ran; then the lint of the whole
+// workspace (`pnpm lint`: eslint, and dpdm for import cycles). Prints one closing line, alone:
+// `N passed, M failed`, summing every package's vitest results. A package whose tests did not
+// report (a crash, a type error) counts as one failure, and so do a failing type check and a
+// failing lint. Exits non-zero when anything failed.
+//
+// The order is the point: with turbo choosing it, the cli suite (the longest, about 6 minutes on
+// two cores) waited for a slot behind the store suites and then ran alone on one core for its last
+// 6 minutes. Arguments (`--force`) go to the build.
+import { spawn, spawnSync } from "node:child_process"
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { join, resolve } from "node:path"
 
 const root = resolve(import.meta.dirname, "..", "..")
 const resultsFile = ".vitest-results/results.json"
 const packagesDir = join(root, "packages")
-// every package under packages/, and the release check (tooling/release: the manifests against the
-// sources, and the release end to end against a throwaway registry)
-const packages = [...readdirSync(packagesDir).map((name) => join(packagesDir, name)), join(root, "tooling", "release")]
-  .filter((dir) => existsSync(join(dir, "package.json")))
-  .filter((dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).scripts?.test)
+const releaseDir = join(root, "tooling", "release")
 
-for (const dir of packages) rmSync(join(dir, ".vitest-results"), { recursive: true, force: true })
+/** The slowest suites, slowest first (measured on two cores); any other package runs after them. */
+const slowestFirst = ["cli", "store-jsonl", "store-postgres", "store-sqlite", "agent-session", "sessions-semantics"]
 
-// three tasks at a time: the suites with real processes, kills, a database server and its restarts
-// are bounded in time with wide margins, and ten suites at once on two cores ate those margins
-const turbo = spawnSync(
+const manifestOf = (dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
+const rank = (dir) => {
+  const at = slowestFirst.indexOf(dir.slice(packagesDir.length + 1))
+  return at === -1 ? slowestFirst.length : at
+}
+const packages = readdirSync(packagesDir)
+  .map((name) => join(packagesDir, name))
+  .filter((dir) => existsSync(join(dir, "package.json")) && manifestOf(dir).scripts?.test)
+  .sort((a, b) => rank(a) - rank(b))
+const withRelease = [...packages, releaseDir]
+
+for (const dir of withRelease) rmSync(join(dir, ".vitest-results"), { recursive: true, force: true })
+
+const env = {
+  ...process.env,
+  BRANCHLOG_TEST_JSON: resultsFile,
+  TURBO_TELEMETRY_DISABLED: "1",
+  FORCE_COLOR: process.env.FORCE_COLOR ?? "0"
+}
+
+// the builds first: the cli suite runs the built executable, the release check packs dist/
+const build = spawnSync(
   "pnpm",
-  [
-    "exec",
-    "turbo",
-    "run",
-    "check",
-    "test",
-    "--continue",
-    "--concurrency=3",
-    "--output-logs=new-only",
-    ...process.argv.slice(2)
-  ],
-  {
-    cwd: root,
-    stdio: "inherit",
-    env: {
-      ...process.env,
-      BRANCHLOG_TEST_JSON: resultsFile,
-      TURBO_TELEMETRY_DISABLED: "1",
-      FORCE_COLOR: process.env.FORCE_COLOR ?? "0"
-    }
-  }
+  ["exec", "turbo", "run", "build", "--output-logs=errors-only", ...process.argv.slice(2)],
+  { cwd: root, stdio: "inherit", env }
 )
 
-// the lint of every file (formatting and session-store's boundaries included: `@effect/dprint`,
-// `no-restricted-imports`), then no cycle of value imports (dpdm): `pnpm lint`, after the tests, as CI runs it
+/** Runs `pnpm run SCRIPT` in a package, each output line prefixed with `name:script: `; resolves with its exit code. */
+const runScript = (dir, script) =>
+  new Promise((done) => {
+    const prefix = `${manifestOf(dir).name}:${script}: `
+    const child = spawn("pnpm", ["run", script], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] })
+    for (const stream of [child.stdout, child.stderr]) {
+      let pending = ""
+      stream.on("data", (data) => {
+        const lines = (pending + data.toString()).split("\n")
+        pending = lines.pop()
+        for (const line of lines) process.stdout.write(prefix + line + "\n")
+      })
+      stream.on("end", () => {
+        if (pending !== "") process.stdout.write(prefix + pending + "\n")
+      })
+    }
+    child.on("close", (code) => done(code ?? 1))
+  })
+
+/** Runs the tasks `limit` at a time, in order; gives the failed ones' names. */
+const pool = async (tasks, limit) => {
+  const failed = []
+  let next = 0
+  const worker = async () => {
+    while (next < tasks.length) {
+      const [dir, script] = tasks[next++]
+      if ((await runScript(dir, script)) !== 0) failed.push(`${manifestOf(dir).name}:${script}`)
+    }
+  }
+  await Promise.all(Array.from({ length: limit }, worker))
+  return failed
+}
+
+const started = Date.now()
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
+// three tasks at a time: the suites with real processes, kills, a database server and its restarts
+// are bounded in time with wide margins, and ten suites at once on two cores ate those margins;
+// every package's tests (slowest first), then the type checks (a few seconds each)
+const failedTasks = build.status === 0
+  ? await pool([
+    ...packages.map((dir) => [dir, "test"]),
+    ...withRelease.filter((dir) => manifestOf(dir).scripts?.check).map((dir) => [dir, "check"])
+  ], 3)
+  : ["the build"]
+console.log(`the package suites and type checks took ${elapsed()}`)
+// the release check packs, publishes and installs what the suites above tested
+if (build.status === 0) {
+  if ((await runScript(releaseDir, "test")) !== 0) failedTasks.push("@branchlog/release-check:test")
+  console.log(`with the release check: ${elapsed()}`)
+}
+
 const lint = spawnSync("pnpm", ["run", "lint"], { cwd: root, stdio: "inherit" })
 
 let passed = 0
 let failed = 0
 const problems = []
-for (const dir of packages) {
+for (const dir of withRelease) {
   const file = join(dir, resultsFile)
   if (!existsSync(file)) {
     failed += 1
@@ -68,9 +121,11 @@ for (const dir of packages) {
     problems.push(`${dir}: ${report.numFailedTestSuites} test file(s) failed to load`)
   }
 }
-if (turbo.status !== 0 && failed === 0) {
-  failed += 1
-  problems.push(`turbo exited with ${turbo.status} (a type check failed?)`)
+// a failed type check (or build) with every test passed still fails the run
+const checksFailed = failedTasks.filter((task) => !task.endsWith(":test"))
+if (checksFailed.length > 0) {
+  failed += checksFailed.length
+  problems.push(`failed: ${checksFailed.join(", ")}`)
 }
 if (lint.status !== 0) {
   failed += 1
@@ -78,4 +133,4 @@ if (lint.status !== 0) {
 }
 for (const problem of problems) console.error(problem)
 console.log(`${passed} passed, ${failed} failed`)
-process.exit(failed === 0 && turbo.status === 0 ? 0 : 1)
+process.exit(failed === 0 && failedTasks.length === 0 ? 0 : 1)
