@@ -10,8 +10,19 @@ import { SessionManager } from "@branchlog/session-store"
 import { SessionStore } from "@branchlog/store-jsonl"
 import * as Effect from "effect/Effect"
 import { spawn } from "node:child_process"
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
-import { join, resolve } from "node:path"
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync
+} from "node:fs"
+import { dirname, join, resolve } from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { bin, runProcess, spawnCollect } from "./support/harness.js"
 
@@ -136,8 +147,16 @@ describe("read commands and the sidecar index", () => {
     const file = piSession(dir)
     chmodSync(file, 0o444)
     chmodSync(dir, 0o555)
+    // the published bundle (dist/bin.js and its chunks: the CLI is its bundle alone), copied where
+    // the other user reaches it: the checkout may sit below a folder only its owner can enter
+    const published = fresh()
+    mkdirSync(join(published, "dist"), { mode: 0o755 })
+    for (const name of readdirSync(dirname(bin)).filter((f) => /^bin(-chunk-[\w-]+)?\.js$/.test(f))) {
+      copyFileSync(join(dirname(bin), name), join(published, "dist", name))
+    }
+    copyFileSync(resolve(dirname(bin), "..", "package.json"), join(published, "package.json"))
     const asNobody = (args: ReadonlyArray<string>) =>
-      spawnCollect(process.execPath, bin, args, {
+      spawnCollect(process.execPath, join(published, "dist", "bin.js"), args, {
         uid: 65534,
         gid: 65534,
         cwd: dir,
