@@ -75,6 +75,24 @@ export const openRead = (
   )
 
 /**
+ * Opens `path` for synchronous reads, gives the handle to `use` and closes it after, whatever
+ * `use` returns or throws; a failed open is `use`'s `Left`.
+ */
+export const withSyncRead = <A, E>(
+  backend: Backend,
+  path: string,
+  use: (handle: SyncReadHandle) => Either.Either<A, E>
+): Either.Either<A, E | FileNotFoundError | FileSystemError | NotRegularFileError> => {
+  const opened = backend.unsafeOpenRead(path)
+  if (Either.isLeft(opened)) return Either.left(opened.left)
+  try {
+    return use(opened.right)
+  } finally {
+    opened.right.unsafeClose()
+  }
+}
+
+/**
  * Reads the bytes `[offset, offset + length)` of each range through one descriptor into one buffer
  * (`into` when long enough); `onRead` counts the bytes. What `TranscriptFile.unsafeReadRanges` is.
  */
@@ -84,11 +102,8 @@ export const unsafeReadRanges = (
   ranges: ReadonlyArray<readonly [offset: number, length: number]>,
   into: Uint8Array | undefined,
   onRead: (bytes: number) => void
-): Either.Either<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError> => {
-  const opened = backend.unsafeOpenRead(path)
-  if (Either.isLeft(opened)) return Either.left(opened.left)
-  const handle = opened.right
-  try {
+): Either.Either<Array<Uint8Array>, FileNotFoundError | FileSystemError | NotRegularFileError> =>
+  withSyncRead(backend, path, (handle) => {
     // one allocation for every range (a read of thousands of small ranges allocated each apart)
     let size = 0
     for (const [, length] of ranges) size += Math.max(0, length)
@@ -107,10 +122,7 @@ export const unsafeReadRanges = (
       at += length
     }
     return Either.right(out)
-  } finally {
-    handle.unsafeClose()
-  }
-}
+  })
 
 /**
  * Hands the bytes `[offset, offset + length)` to `onPiece` in pieces of at most `pieceSize` bytes,
@@ -124,11 +136,8 @@ export const unsafeScanBytes = (
   pieceSize: number,
   onPiece: (piece: Uint8Array, at: number) => void,
   onRead: (bytes: number) => void
-): Either.Either<number, FileNotFoundError | FileSystemError | NotRegularFileError> => {
-  const opened = backend.unsafeOpenRead(path)
-  if (Either.isLeft(opened)) return Either.left(opened.left)
-  const handle = opened.right
-  try {
+): Either.Either<number, FileNotFoundError | FileSystemError | NotRegularFileError> =>
+  withSyncRead(backend, path, (handle) => {
     const buffer = new Uint8Array(Math.max(1, Math.min(pieceSize, length)))
     let done = 0
     while (done < length) {
@@ -142,10 +151,7 @@ export const unsafeScanBytes = (
       if (n < want) break
     }
     return Either.right(done)
-  } finally {
-    handle.unsafeClose()
-  }
-}
+  })
 
 /** A file opened for sequential writes (a rewrite's temporary file). */
 export interface WriteHandle {

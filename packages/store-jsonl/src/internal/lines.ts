@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { constants } from "node:buffer"
 import type { Backend, SyncReadHandle } from "./backend.js"
-import { openRead } from "./backend.js"
+import { openRead, withSyncRead } from "./backend.js"
 import * as RawLines from "./rawLines.js"
 
 /** One line of a file. */
@@ -159,11 +159,8 @@ export const forEachChunk = (
  */
 export const unsafeForEachChunk = (
   ...[backend, path, options, onRead, onLines]: ChunkReading
-): Either.Either<void, FileNotFoundError | FileSystemError | NotRegularFileError> => {
-  const opened = backend.unsafeOpenRead(path)
-  if (Either.isLeft(opened)) return Either.left(opened.left)
-  const handle = opened.right
-  try {
+): Either.Either<void, FileNotFoundError | FileSystemError | NotRegularFileError> =>
+  withSyncRead(backend, path, (handle) => {
     const next = chunkStep(path, handle, Buffer.allocUnsafe(chunkSizeOf(options)), options, onRead, onLines)
     let state = RawLines.initialState(options)
     for (;;) {
@@ -172,10 +169,7 @@ export const unsafeForEachChunk = (
       if (Option.isNone(stepped.right)) return Either.void
       state = stepped.right.value
     }
-  } finally {
-    handle.unsafeClose()
-  }
-}
+  })
 
 /** The bytes `[offset, offset + length)` of `path`, in reads of at most 1 MiB; fewer when the file ends first. */
 export const bytes = (
