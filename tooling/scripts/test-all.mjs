@@ -7,7 +7,7 @@
 // vitest results. A package whose tests did not report (a crash, a type error) counts as one
 // failure, and so do a failing type check and a failing lint. Exits non-zero when anything failed.
 //
-// The order is the point. The run is bound by CPU (about 2,300 CPU-seconds on two cores), so any
+// The order is the point. The run is bound by CPU (about 2,300 CPU-seconds with the install), so any
 // time with a core idle is time added: with turbo choosing the order, the cli suite (the longest)
 // waited for a slot behind the store suites and then ran alone on one core; with the release check
 // after every package suite, the cli ran alone for its last four minutes, then the release check
@@ -24,20 +24,21 @@ const packagesDir = join(root, "packages")
 const releaseDir = join(root, "tooling", "release")
 
 /**
- * The longest test tasks, longest first (seconds on two cores, three tasks at a time): cli 820,
- * the release check 630, store-jsonl 370, store-postgres 340, store-sqlite 140, agent-session 65,
- * session-core 55, sessions-semantics 45, session-store 40; any other runs after them.
+ * The longest test tasks, longest first: seconds each took in a whole run on two cores (three tasks
+ * at a time, so about a third of the machine each): cli 1,090 and the release check 1,170 side by
+ * side from the start, then store-postgres 345, store-sqlite 205, store-jsonl 175, session-store 35,
+ * agent-session 30, session-core 30, sessions-semantics 25; any other runs after them.
  */
 const longestFirst = [
   "packages/cli",
   "tooling/release",
-  "packages/store-jsonl",
   "packages/store-postgres",
   "packages/store-sqlite",
+  "packages/store-jsonl",
+  "packages/session-store",
   "packages/agent-session",
   "packages/session-core",
-  "packages/sessions-semantics",
-  "packages/session-store"
+  "packages/sessions-semantics"
 ]
 
 const manifestOf = (dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
