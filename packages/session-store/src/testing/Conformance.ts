@@ -10,10 +10,11 @@
  * ```
  *
  * `suite` registers one block named `conformance: <backend name>` (what `pnpm conformance`
- * counts), one `describe` per behaviour group and one test per case. It uses `layer()` of
- * `@effect/vitest`, which replaces the shared `it` of the file for what follows: keep other
- * tests out of that file. The vitest part is loaded only inside vitest, so this module (and
- * `@branchlog/session-store/testing`) can still be imported by plain scripts.
+ * counts), one `describe` per behaviour group and one test per case, on the live clock. The
+ * backend's layer is built once for the block and closed after it; vitest's shared `it` is left as
+ * it was, so other tests may follow in the file or the worker. The vitest part is loaded only
+ * inside vitest, so this module (and `@branchlog/session-store/testing`) can still be imported by
+ * plain scripts.
  *
  * @since 0.1.0
  */

@@ -1,9 +1,17 @@
 /**
- * Registers the conformance cases with `@effect/vitest` (loaded only inside vitest): one
- * `layer(backend.layer)` block named `conformance: <name>`, one `describe` per group, one
- * `it.scoped` per case, with the live clock (`excludeTestServices`).
+ * Registers the conformance cases with `@effect/vitest` (loaded only inside vitest): one block
+ * named `conformance: <name>` that builds the backend's layer once (before its first case, closed
+ * after its last), one `describe` per group, one scoped test per case, with the live clock.
+ *
+ * Not `layer()` of `@effect/vitest`: it assigns its methods onto vitest's shared `it`, so every file
+ * that runs after it in the same worker (vitest's `isolate: false`) got the backend's runtime, and
+ * no `TestClock`, from its own `it.effect`.
  */
-import { describe, layer } from "@effect/vitest"
+import { afterAll, beforeAll, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import * as appends from "./appends.js"
 import type { Backend } from "./Backend.js"
 import * as boundedOpen from "./boundedOpen.js"
@@ -46,15 +54,25 @@ export const title = <R>(backend: Backend<R>): string => `conformance: ${backend
 export const register = <R>(
   backend: Backend<R>,
   options: { readonly timeout?: number; readonly fixtures?: ReadonlyArray<Fixture> } = {}
-): void =>
-  layer(backend.layer, { excludeTestServices: true })(title(backend), (it) => {
+): void => {
+  describe(title(backend), () => {
     const context = { fixtures: options.fixtures ?? [] }
     const timeout = options.timeout ?? 60_000
+    const scope = Effect.runSync(Scope.make())
+    // built once, by the first to ask (the block's beforeAll), and shared by every case
+    const services = Effect.runSync(Effect.cached(Effect.orDie(Layer.buildWithScope(backend.layer, scope))))
+    beforeAll(() => Effect.runPromise(Effect.asVoid(services)))
+    afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
     for (const group of groups) {
       describe(group.name, () => {
         for (const c of group.cases) {
-          it.scoped(c.name, () => c.run(backend.subject, context), Math.max(timeout, c.timeout ?? 0))
+          it.scopedLive(
+            c.name,
+            () => Effect.flatMap(services, (built) => Effect.provide(c.run(backend.subject, context), built)),
+            Math.max(timeout, c.timeout ?? 0)
+          )
         }
       })
     }
   })
+}
