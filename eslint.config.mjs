@@ -4,6 +4,13 @@ import effect from "@effect/eslint-plugin"
 import { builtinModules } from "node:module"
 import tseslint from "typescript-eslint"
 
+// @effect/vitest's `layer()` (and `it.layer`) assigns its methods onto vitest's shared `it`; the test
+// files of a package share their worker (`isolate: false`), so every file after it lost its
+// TestClock and got that layer's services from its own `it.effect`
+const sharedItMessage = "@effect/vitest's layer() changes vitest's shared `it` for every later test file of the " +
+  "worker: build the layer in the test (Layer.buildWithScope in a beforeAll) or provide it per test"
+const sharedIt = { name: "@effect/vitest", importNames: ["layer"], message: sharedItMessage }
+
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/.turbo/**", "**/*.d.mts", "fixtures/**"] },
   ...tseslint.configs.recommended,
@@ -31,7 +38,12 @@ export default tseslint.config(
       "@typescript-eslint/no-namespace": "off",
       // Data.TaggedEnum members without fields are written `{}`
       "@typescript-eslint/no-empty-object-type": "off",
-      "@typescript-eslint/consistent-type-imports": "error"
+      "@typescript-eslint/consistent-type-imports": "error",
+      "no-restricted-imports": ["error", { paths: [sharedIt] }],
+      "no-restricted-syntax": ["error", {
+        selector: "CallExpression[callee.object.name='it'][callee.property.name='layer']",
+        message: sharedItMessage
+      }]
     }
   },
   // the storage interface knows no platform and no backend: no Node module, nothing of a store
@@ -40,10 +52,13 @@ export default tseslint.config(
     files: ["packages/session-store/src/**/*.ts"],
     rules: {
       "no-restricted-imports": ["error", {
-        paths: builtinModules.filter((name) => !name.startsWith("_")).map((name) => ({
-          name,
-          message: "session-store is the storage interface: Node's modules belong to a backend (store-jsonl)"
-        })),
+        paths: [
+          ...builtinModules.filter((name) => !name.startsWith("_")).map((name) => ({
+            name,
+            message: "session-store is the storage interface: Node's modules belong to a backend (store-jsonl)"
+          })),
+          sharedIt
+        ],
         patterns: [
           {
             group: ["node:*"],

@@ -2,7 +2,8 @@
  * The boundaries the lint holds (issue 28), shown firing: session-store (the storage interface)
  * imports no Node module and nothing of a store package (the JSONL backend is
  * `@branchlog/store-jsonl`), and every module of it passes; and `pnpm lint:cycles` (dpdm) fails on
- * a cycle of value imports and not on one of type imports.
+ * a cycle of value imports and not on one of type imports. And no test anywhere uses
+ * `@effect/vitest`'s `layer()`, which changes vitest's shared `it` for the later files of a worker.
  */
 import { ESLint } from "eslint"
 import { spawnSync } from "node:child_process"
@@ -13,10 +14,10 @@ import { describe, expect, it } from "vitest"
 
 const root = path.resolve(import.meta.dirname, "..", "..", "..")
 
-const restricted = async (file: string, code: string) => {
+const restricted = async (file: string, code: string, rule = "no-restricted-imports") => {
   const eslint = new ESLint({ cwd: root })
   const [result] = await eslint.lintText(code, { filePath: path.join(root, file) })
-  return result!.messages.filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message)
+  return result!.messages.filter((m) => m.ruleId === rule).map((m) => m.message)
 }
 
 describe("the storage interface's imports", () => {
@@ -56,6 +57,28 @@ describe("the storage interface's imports", () => {
     const sources = results.map((result) => fs.readFileSync(result.filePath, "utf8"))
     expect(sources.filter((source) => /["']node:[a-z_/]+["']/.test(source))).toEqual([])
   }, 120_000)
+})
+
+describe("@effect/vitest's layer()", () => {
+  it("is refused in any test or testing module, imported or as it.layer; its other methods are not", async () => {
+    for (
+      const file of [
+        "packages/store-jsonl/test/new.test.ts",
+        "packages/session-store/src/testing/conformance/new.ts",
+        "tooling/release/test/new.test.ts"
+      ]
+    ) {
+      const imported = await restricted(file, `import { layer } from "@effect/vitest"\nexport const l = layer\n`)
+      expect(imported, file).toHaveLength(1)
+      expect(imported[0]).toContain("shared `it`")
+      const called = `import { it } from "@effect/vitest"\nimport * as Layer from "effect/Layer"\n` +
+        `it.layer(Layer.empty)((it) => it.effect("x", () => undefined as never))\n`
+      expect(await restricted(file, called, "no-restricted-syntax"), file).toHaveLength(1)
+      const allowed =
+        `import { describe, it } from "@effect/vitest"\nexport const m = [describe, it.effect, it.scopedLive]\n`
+      expect(await restricted(file, allowed), file).toEqual([])
+    }
+  }, 60_000)
 })
 
 describe("import cycles (pnpm lint:cycles)", () => {
