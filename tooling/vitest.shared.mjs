@@ -24,9 +24,10 @@ const workers = Number(process.env.BRANCHLOG_TEST_WORKERS) > 0
  * evaluated the workspace's sources and effect again, which cost a package's suite 40% of its CPU
  * (store-jsonl alone: 173 → 101 CPU-seconds; session-core 35 → 15), and the whole run is bound by
  * CPU on two cores. A file may not leave state behind that another reads: a test that changes
- * `process.env` restores it, temporary folders are each file's own. A package whose files depend on
- * a fresh process (store-sqlite: the SQLite engine is chosen once per process, from the environment)
- * sets `isolate: true`.
+ * `process.env` restores it, temporary folders are each file's own, and no file uses
+ * `@effect/vitest`'s `layer()`, which assigns its methods onto the shared `it` (the lint refuses
+ * it). A package whose files depend on a fresh process (store-sqlite: the SQLite engine is chosen
+ * once per process, from the environment) sets `isolate: true`.
  */
 export const sharedConfig = (overrides = {}) =>
   defineConfig({
