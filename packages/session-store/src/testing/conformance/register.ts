@@ -9,9 +9,7 @@
  */
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import * as Scope from "effect/Scope"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as appends from "./appends.js"
 import type { Backend } from "./Backend.js"
 import * as boundedOpen from "./boundedOpen.js"
@@ -58,17 +56,18 @@ export const register = <R>(
   describe(title(backend), () => {
     const context = { fixtures: options.fixtures ?? [] }
     const timeout = options.timeout ?? 60_000
-    const scope = Effect.runSync(Scope.make())
-    // built once, by the first to ask (the block's beforeAll), and shared by every case
-    const services = Effect.runSync(Effect.cached(Effect.orDie(Layer.buildWithScope(backend.layer, scope))))
-    beforeAll(() => Effect.runPromise(Effect.asVoid(services)))
-    afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+    // built once, by the block's beforeAll, shared by every case, released after the last
+    const services = ManagedRuntime.make(backend.layer)
+    beforeAll(async () => {
+      await services.runtime()
+    })
+    afterAll(() => services.dispose())
     for (const group of groups) {
       describe(group.name, () => {
         for (const c of group.cases) {
           it.scopedLive(
             c.name,
-            () => Effect.flatMap(services, (built) => Effect.provide(c.run(backend.subject, context), built)),
+            () => Effect.provide(c.run(backend.subject, context), services),
             Math.max(timeout, c.timeout ?? 0)
           )
         }
