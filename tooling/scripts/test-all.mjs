@@ -2,7 +2,7 @@
 // The workspace's test command: builds every package (turbo, cached), then runs, three tasks at a
 // time, longest first: the tests of every workspace package, the release check (tooling/release:
 // the manifests against the sources, and the release end to end against a throwaway registry),
-// the type check of each, and the lint of the whole workspace (`pnpm lint`: eslint, and dpdm for
+// the type check of the whole workspace (one program), and its lint (`pnpm lint`: eslint, and dpdm for
 // import cycles). Prints one closing line, alone: `N passed, M failed`, summing every package's
 // vitest results. A package whose tests did not report (a crash, a type error) counts as one
 // failure, and so do a failing type check and a failing lint. Exits non-zero when anything failed.
@@ -104,13 +104,10 @@ const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
 // three tasks at a time: the suites with real processes, kills, a database server and its restarts
 // are bounded in time with wide margins, and ten suites at once on two cores ate those margins;
-// every suite (longest first), then the type checks (a few seconds each), then the lint
+// every suite (longest first), then the workspace's type check (one program: tsconfig.check.json),
+// then the lint
 const failedTasks = build.status === 0
-  ? await pool([
-    ...withRelease.map((dir) => [dir, "test"]),
-    ...withRelease.filter((dir) => manifestOf(dir).scripts?.check).map((dir) => [dir, "check"]),
-    [root, "lint"]
-  ], 3)
+  ? await pool([...withRelease.map((dir) => [dir, "test"]), [root, "check"], [root, "lint"]], 3)
   : ["the build"]
 console.log(`the suites, type checks and lint took ${elapsed()}`)
 
