@@ -7,18 +7,21 @@ import { defineConfig } from "vitest/config"
 
 const conditions = ["@branchlog/source"]
 
-// Test files run at once in one package: half the cores (at least 1), or $BRANCHLOG_TEST_WORKERS.
-// The workspace's test command runs three packages at a time (tooling/scripts/test-all.mjs), and the
-// suites spawn real processes, a database server and their restarts: vitest's default (a worker per
-// core in each package) put six workers and their children on a 2-core machine, where the suite
-// took 22 minutes and a worker's report to vitest's main process timed out under the load
-// ("Timeout calling onTaskUpdate") with every test passed.
-const workers = Number(process.env.BRANCHLOG_TEST_WORKERS) > 0
-  ? Number(process.env.BRANCHLOG_TEST_WORKERS)
-  : Math.max(1, Math.floor(availableParallelism() / 2))
+// Test files run at once in one package: half the cores (at least 1; a package may ask for all of
+// them: `shareOfCores`), or $BRANCHLOG_TEST_WORKERS. The workspace's test command runs three
+// packages at a time (tooling/scripts/test-all.mjs), and the suites spawn real processes, a
+// database server and their restarts: vitest's default (a worker per core in each package) put six
+// workers and their children on a 2-core machine, where the suite took 22 minutes and a worker's
+// report to vitest's main process timed out under the load ("Timeout calling onTaskUpdate") with
+// every test passed.
+const workers = (shareOfCores) =>
+  Number(process.env.BRANCHLOG_TEST_WORKERS) > 0
+    ? Number(process.env.BRANCHLOG_TEST_WORKERS)
+    : Math.max(1, Math.floor(availableParallelism() * shareOfCores))
 
 /**
- * The shared config; `overrides.test` is merged into `test`.
+ * The shared config; `overrides.test` is merged into `test`; `overrides.shareOfCores` (default ½)
+ * sets how many of the machine's cores its test files run on at once.
  *
  * Test files share their worker's module graph (`isolate: false`): each file in a fresh worker
  * evaluated the workspace's sources and effect again, which cost a package's suite 40% of its CPU
@@ -35,7 +38,7 @@ export const sharedConfig = (overrides = {}) =>
     ssr: { resolve: { conditions } },
     test: {
       include: ["test/**/*.test.ts"],
-      maxWorkers: workers,
+      maxWorkers: workers(overrides.shareOfCores ?? 0.5),
       minWorkers: 1,
       isolate: false,
       testTimeout: 120_000,

@@ -7,11 +7,13 @@
 // vitest results. A package whose tests did not report (a crash, a type error) counts as one
 // failure, and so do a failing type check and a failing lint. Exits non-zero when anything failed.
 //
-// The order is the point. The run is bound by CPU (about 2,300 CPU-seconds with the install), so any
-// time with a core idle is time added: with turbo choosing the order, the cli suite (the longest)
-// waited for a slot behind the store suites and then ran alone on one core; with the release check
-// after every package suite, the cli ran alone for its last four minutes, then the release check
-// alone for ten. Now the two longest start first and the third slot takes the rest, longest first.
+// The order is the point. The run is bound by CPU (about 1,600 CPU-seconds after the install's,
+// 2,300 before the release check's installs were shared between Nodes and the type check became one
+// program), so any time with a core idle is time added: with turbo choosing the order, the cli suite
+// (the longest) waited for a slot behind the store suites and then ran alone on one core; with the
+// release check after every package suite, the cli ran alone for its last four minutes, then the
+// release check alone for ten. Now the two longest start first and the third slot takes the rest,
+// longest first; the cli suite runs a worker per core (packages/cli/vitest.config.ts).
 // Each task only needs the build: the suites run from sources, the release check packs `dist/`.
 // Arguments (`--force`) go to the build.
 import { spawn, spawnSync } from "node:child_process"
@@ -25,9 +27,9 @@ const releaseDir = join(root, "tooling", "release")
 
 /**
  * The longest test tasks, longest first: seconds each took in a whole run on two cores (three tasks
- * at a time, so about a third of the machine each): cli 1,090 and the release check 1,170 side by
- * side from the start, then store-postgres 345, store-sqlite 205, store-jsonl 175, session-store 35,
- * agent-session 30, session-core 30, sessions-semantics 25; any other runs after them.
+ * at a time): cli 845 and the release check 694 side by side from the start, then store-postgres
+ * 345, store-sqlite 207, store-jsonl 179, agent-session 27, session-store 26, sessions-semantics 24,
+ * session-core 21; any other runs after them.
  */
 const longestFirst = [
   "packages/cli",

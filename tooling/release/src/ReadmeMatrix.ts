@@ -51,6 +51,8 @@ export interface MatrixSetup {
   readonly strictApps: Readonly<Record<string, string>>
   /** What a README's `main.ts` says it prints, by library. */
   readonly printed: Readonly<Record<string, ReadonlyArray<string | RegExp>>>
+  /** The libraries whose README has a test file (`// file: test/….test.ts`) besides `main.ts`. */
+  readonly tested: ReadonlySet<string>
 }
 
 /** A Node of the matrix: its binary, major version and module ABI. */
@@ -193,13 +195,18 @@ export const readmeMatrix = (setup: MatrixSetup) => {
     if (new Set(ours).size !== ours.length) throw new Error(`two copies of a @branchlog package: ${ours.join(", ")}`)
     await refusesInternalImport(node.path, dir, `@branchlog/${folder}`)
     const examples = readmeExamples(join(workspace, "packages", folder, "README.md"))
+    const names = [...examples.keys()]
+    const tests = names.filter((name) => /^test\/.*\.test\.ts$/.test(name))
+    if (!names.includes("main.ts") || (tests.length > 0) !== setup.tested.has(folder)) {
+      throw new Error(`${folder}'s README examples: ${names.join(", ")}`)
+    }
     writeFiles(dir, examples)
     const strict = setup.strictApps[folder]
     writeFiles(dir, { "tsconfig.json": appTsconfig(strict === undefined) })
     if (strict) writeFiles(dir, { "exports.ts": strict })
     const tsc = join(dir, "node_modules/typescript/bin/tsc")
     await runOn(node.path, "node", [tsc, "-p", "."], dir)
-    if ([...examples.keys()].some((name) => name.startsWith("test/"))) {
+    if (tests.length > 0) {
       writeFiles(dir, { "tsconfig.test.json": testTsconfig })
       await runOn(node.path, "node", [tsc, "-p", "tsconfig.test.json"], dir)
     }

@@ -374,6 +374,7 @@ describe.skipIf(process.env.BRANCHLOG_RELEASE_MATRIX === "once-done")(
           effectPinned: onePatchBelow(effectPin),
           typeCheckOnly: new Set(["store-postgres"]),
           strictApps: { "session-core": "", "session-store": inferredExports, "store-jsonl": inferredJsonlExports },
+          tested: new Set(["session-store", "store-jsonl"]),
           printed: {
             "session-core": ["entries: 3"],
             "session-store": ["true demo 1", /<- leaf/],
