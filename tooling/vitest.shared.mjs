@@ -29,8 +29,8 @@ const workers = (shareOfCores) =>
  * CPU on two cores. A file may not leave state behind that another reads: a test that changes
  * `process.env` restores it, temporary folders are each file's own, and no file uses
  * `@effect/vitest`'s `layer()`, which assigns its methods onto the shared `it` (the lint refuses
- * it). A package whose files depend on a fresh process (store-sqlite: the SQLite engine is chosen
- * once per process, from the environment) sets `isolate: true`.
+ * it). Files that depend on a fresh process (store-sqlite's node:sqlite files: the SQLite engine is
+ * chosen once per process, from the environment) are a project of their own with `isolate: true`.
  */
 export const sharedConfig = (overrides = {}) =>
   defineConfig({
