@@ -7,8 +7,8 @@
 // vitest results. A package whose tests did not report (a crash, a type error) counts as one
 // failure, and so do a failing type check and a failing lint. Exits non-zero when anything failed.
 //
-// The order is the point. The run is bound by CPU (about 1,600 CPU-seconds after the install's,
-// 2,300 before the release check's installs were shared between Nodes and the type check became one
+// The order is the point. The run is bound by CPU (about 1,530 CPU-seconds after the install's,
+// 2,230 before the release check's installs were shared between Nodes and the type check became one
 // program), so any time with a core idle is time added: with turbo choosing the order, the cli suite
 // (the longest) waited for a slot behind the store suites and then ran alone on one core; with the
 // release check after every package suite, the cli ran alone for its last four minutes, then the
@@ -27,9 +27,9 @@ const releaseDir = join(root, "tooling", "release")
 
 /**
  * The longest test tasks, longest first: seconds each took in a whole run on two cores (three tasks
- * at a time): cli 845 and the release check 694 side by side from the start, then store-postgres
- * 345, store-sqlite 207, store-jsonl 179, agent-session 27, session-store 26, sessions-semantics 24,
- * session-core 21; any other runs after them.
+ * at a time): cli 598 (a worker per core) and the release check 782 side by side from the start,
+ * then store-postgres 371, store-sqlite 142, store-jsonl 221, session-store 36, agent-session 37,
+ * session-core 28, sessions-semantics 26; any other runs after them (801 s in all).
  */
 const longestFirst = [
   "packages/cli",
